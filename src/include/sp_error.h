@@ -1,0 +1,58 @@
+/*
+** sp_error.h -- the one error value every scratchpack call reports.
+** Owns: error codes, the error struct, its formatting. Must not touch:
+** writers, readers, pools (they fill an sp_error; this file only describes it).
+*/
+#ifndef SP_ERROR_H
+#define SP_ERROR_H
+
+#include <stddef.h>
+
+typedef enum sp_code {
+  SP_OK = 0,
+  SP_E_NOMEM,          /* the allocation hook returned NULL */
+  SP_E_MISUSE,         /* API used against its contract (bad argument, wrong-size return) */
+  SP_E_CANCELLED,      /* the caller's cancel flag was set; never wrapped into another code */
+  SP_E_LIMIT,          /* a length does not fit the format (e.g. > 2^32-1) */
+  SP_E_VALUE,          /* a value the format cannot carry (bad timestamp, unknown value kind) */
+  SP_E_OUTPUT,         /* the caller's buffer writer gave no or too small a span */
+  SP_E_SINK,           /* the to_stream sink reported failure; 'inner' holds its code */
+  SP_E_CALLBACK,       /* a user formatter failed; 'inner' holds its code */
+  SP_E_TRUNCATED,      /* decoding: input ended inside a token */
+  SP_E_INVALID,        /* decoding: 0xc1 or another malformed byte */
+  SP_E_TYPE,           /* decoding: a different type than asked for */
+  SP_E_DEPTH,          /* decoding: nesting deeper than the limit */
+  SP_E_OVERFLOW        /* decoding: a value does not fit the narrower target */
+} sp_code;
+
+#define SP_PATH_MAX 96  /* bytes kept of an element path; longer paths keep their tail */
+
+/* An error: what happened (code), what caused it (inner: the code a user
+** callback or sink returned, or the code of a wrapped failure), where
+** (offset in bytes for decoding, element path for encoding) and the
+** function that found it (site). 'cause' and 'site' are static strings. */
+typedef struct sp_error {
+  sp_code code;
+  int inner;
+  const char *cause;
+  const char *site;
+  size_t offset;
+  char path[SP_PATH_MAX];   /* "" or e.g. "[2].tags[1]"; NUL-terminated */
+} sp_error;
+
+/* Static name of a code, e.g. "SP_E_TRUNCATED". Never NULL. */
+const char *sp_code_name(sp_code code);
+
+/* True when the error is a cancellation, directly or as the inner cause. */
+int sp_error_is_cancelled(const sp_error *e);
+
+/* Writes "CODE: cause (site) at path/offset" into buf (always NUL-terminated
+** when size > 0). Returns buf. */
+char *sp_error_format(const sp_error *e, char *buf, size_t size);
+
+/* Prepends an element path segment ("[3]" or ".name") while an error
+** unwinds through containers. Keeps the tail if the path grows too long. */
+void sp_error_path_index(sp_error *e, size_t index);
+void sp_error_path_key(sp_error *e, const char *key, size_t len);
+
+#endif

@@ -1,0 +1,80 @@
+/*
+** sp_value.h -- a small dynamic value model and its formatter.
+** Owns: sp_value (a borrowed view of a tree of values) and the formatter that
+** writes it. Must not touch: the entries or pools. Values only borrow:
+** strings, bins, items and pairs stay owned by whoever built the tree.
+*/
+#ifndef SP_VALUE_H
+#define SP_VALUE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "sp_serialize.h"
+
+typedef enum sp_kind {
+  SP_NIL, SP_BOOL, SP_INT, SP_UINT, SP_FLOAT, SP_DOUBLE, SP_STR, SP_BIN,
+  SP_ARRAY, SP_MAP, SP_EXT, SP_TIMESTAMP,
+  SP_CUSTOM            /* written by a formatter of the caller's */
+} sp_kind;
+
+typedef struct sp_value sp_value;
+
+struct sp_value {
+  sp_kind kind;
+  union {
+    int b;
+    int64_t i;
+    uint64_t u;
+    float f;
+    double d;
+    struct { const char *ptr; size_t len; } str;          /* UTF-8 */
+    struct { const void *ptr; size_t len; } bin;
+    struct { const sp_value *items; uint32_t n; } array;
+    struct { const sp_value *pairs; uint32_t n; } map;     /* 2n values: key, value, ... */
+    struct { const void *ptr; uint32_t len; int8_t type; } ext;
+    struct { int64_t sec; uint32_t nsec; } ts;
+    struct { sp_format_fn fn; const void *value; } custom;
+  } as;
+};
+
+/* Nesting deeper than this is refused (SP_E_LIMIT) so a cyclic tree fails
+** cleanly instead of overflowing the stack. */
+#define SP_VALUE_MAX_DEPTH 500
+
+/* The formatter for an sp_value tree: sp_to_array(sp_format_value, &v, ...). */
+int sp_format_value(sp_writer *w, const void *value);
+
+/* Constructors (no allocation). */
+static inline sp_value sp_nil(void) { sp_value v; v.kind = SP_NIL; v.as.u = 0; return v; }
+static inline sp_value sp_bool(int b) { sp_value v; v.kind = SP_BOOL; v.as.b = b; return v; }
+static inline sp_value sp_int(int64_t i) { sp_value v; v.kind = SP_INT; v.as.i = i; return v; }
+static inline sp_value sp_uint(uint64_t u) { sp_value v; v.kind = SP_UINT; v.as.u = u; return v; }
+static inline sp_value sp_float(float f) { sp_value v; v.kind = SP_FLOAT; v.as.f = f; return v; }
+static inline sp_value sp_double(double d) { sp_value v; v.kind = SP_DOUBLE; v.as.d = d; return v; }
+static inline sp_value sp_strn(const char *s, size_t len) {
+  sp_value v; v.kind = SP_STR; v.as.str.ptr = s; v.as.str.len = len; return v;
+}
+static inline sp_value sp_str(const char *s) { return sp_strn(s, strlen(s)); }
+static inline sp_value sp_bin(const void *p, size_t len) {
+  sp_value v; v.kind = SP_BIN; v.as.bin.ptr = p; v.as.bin.len = len; return v;
+}
+static inline sp_value sp_array(const sp_value *items, uint32_t n) {
+  sp_value v; v.kind = SP_ARRAY; v.as.array.items = items; v.as.array.n = n; return v;
+}
+static inline sp_value sp_map(const sp_value *pairs, uint32_t n) {
+  sp_value v; v.kind = SP_MAP; v.as.map.pairs = pairs; v.as.map.n = n; return v;
+}
+static inline sp_value sp_ext(int8_t type, const void *p, uint32_t len) {
+  sp_value v; v.kind = SP_EXT; v.as.ext.type = type; v.as.ext.ptr = p; v.as.ext.len = len;
+  return v;
+}
+static inline sp_value sp_timestamp(int64_t sec, uint32_t nsec) {
+  sp_value v; v.kind = SP_TIMESTAMP; v.as.ts.sec = sec; v.as.ts.nsec = nsec; return v;
+}
+static inline sp_value sp_custom(sp_format_fn fn, const void *value) {
+  sp_value v; v.kind = SP_CUSTOM; v.as.custom.fn = fn; v.as.custom.value = value; return v;
+}
+
+#endif

@@ -1,0 +1,253 @@
+/*
+** sp_writer.h -- the span writer: every MessagePack format, three modes.
+** Owns: the writer struct, the inline fast paths of every format. Must not
+** touch: pools and sequences directly (the out-of-line slow path in
+** sp_writer.c does), the thread's scratch (sp_scratch.c owns it).
+**
+** Modes (MessagePack-CSharp's BufferWriter):
+**   SCRATCH  writes into a fixed array (the thread's scratch); the first
+**            reservation that does not fit rents a sequence, copies what
+**            was written and switches to SEQUENCE for good.
+**   OUTPUT   writes into spans of the caller's sp_output.
+**   SEQUENCE writes into spans of a pooled sp_sequence.
+**
+** Reservation contract: reserve the worst case, write, then move 'cur' past
+** what was really written. Errors are sticky (the first wins): after one,
+** end == cur so every later reservation takes the slow path and fails, and
+** writes become no-ops. Check once, at the end.
+*/
+#ifndef SP_WRITER_H
+#define SP_WRITER_H
+
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "sp_error.h"
+#include "sp_output.h"
+#include "sp_sequence.h"
+
+typedef enum sp_mode { SP_MODE_SCRATCH, SP_MODE_OUTPUT, SP_MODE_SEQUENCE } sp_mode;
+
+struct sp_scratch;
+
+typedef struct sp_writer {
+  uint8_t *cur;               /* next byte to write */
+  uint8_t *end;               /* end of the current span (== cur after an error) */
+  uint8_t *base;              /* first byte of the current span not yet committed */
+  sp_mode mode;
+  uint64_t committed;         /* bytes committed before 'base' */
+  sp_sequence *seq;           /* SEQUENCE: rented from seq_pool, returned at finish */
+  sp_seq_pool *seq_pool;      /* where SCRATCH migrates to and SEQUENCE rents from */
+  const sp_output *out;       /* OUTPUT: the caller's buffer writer */
+  struct sp_scratch *scratch; /* SCRATCH: held until migration or finish */
+  const atomic_int *cancel;   /* nonzero -> stop with SP_E_CANCELLED */
+  sp_error err;
+} sp_writer;
+
+/* ---- set-up and tear-down (sp_writer.c) -------------------------------- */
+
+/* A writer over the caller's buffer writer. Allocates nothing. */
+void sp_writer_init_output(sp_writer *w, const sp_output *out);
+
+/* A writer into a sequence rented from 'pool' (NULL -> the default pool) on
+** the first reservation. sp_writer_release returns it. */
+void sp_writer_init_sequence(sp_writer *w, sp_seq_pool *pool);
+
+/* A writer into 'size' bytes at 'scratch' that migrates to a sequence from
+** 'pool' when they do not suffice. The array stays the caller's. */
+void sp_writer_init_array(sp_writer *w, uint8_t *scratch, size_t size, sp_seq_pool *pool);
+
+/* Commits what was written: to the output (OUTPUT) or the sequence
+** (SEQUENCE). Returns the sticky error code (SP_OK when none). */
+sp_code sp_writer_flush(sp_writer *w);
+
+/* Bytes written so far (committed or not). */
+static inline uint64_t sp_writer_length(const sp_writer *w) {
+  return w->committed + (uint64_t)(w->cur - w->base);
+}
+
+/* Returns a rented sequence to its pool. Safe to call twice. */
+void sp_writer_release(sp_writer *w);
+
+/* Records the first error (later ones are ignored) and stops all writing.
+** 'cause' must be a static string. Returns 'code'. */
+sp_code sp_writer_fail(sp_writer *w, sp_code code, const char *cause, const char *site);
+
+/* Nonzero when writing must stop: an error is recorded, or the cancel flag
+** is set (which records SP_E_CANCELLED). Collection loops call it once per
+** element; bulk writes call it once before starting. */
+static inline int sp_writer_stopped(sp_writer *w) {
+  if (w->err.code != SP_OK) return 1;
+  if (w->cancel && atomic_load_explicit(w->cancel, memory_order_relaxed))
+    return sp_writer_fail(w, SP_E_CANCELLED, "cancelled by the caller", __func__) != SP_OK;
+  return 0;
+}
+
+/* ---- reservations ------------------------------------------------------ */
+
+/* Out of line: commit, migrate or rent; NULL after an error. */
+uint8_t *sp_writer_reserve_slow(sp_writer *w, size_t n);
+
+/* Returns room for at least n contiguous bytes at the write position, or
+** NULL after an error. Write into it, then call sp_writer_advance. */
+static inline uint8_t *sp_writer_reserve(sp_writer *w, size_t n) {
+  if ((size_t)(w->end - w->cur) >= n) return w->cur;
+  return sp_writer_reserve_slow(w, n);
+}
+
+/* Moves the write position past n bytes of the last reservation. */
+static inline void sp_writer_advance(sp_writer *w, size_t n) { w->cur += n; }
+
+/* ---- big-endian stores --------------------------------------------------- */
+
+static inline void sp_store16(uint8_t *p, uint16_t v) {
+  p[0] = (uint8_t)(v >> 8); p[1] = (uint8_t)v;
+}
+static inline void sp_store32(uint8_t *p, uint32_t v) {
+#if defined(__GNUC__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+  v = __builtin_bswap32(v);
+  memcpy(p, &v, 4);
+#else
+  p[0] = (uint8_t)(v >> 24); p[1] = (uint8_t)(v >> 16);
+  p[2] = (uint8_t)(v >> 8); p[3] = (uint8_t)v;
+#endif
+}
+static inline void sp_store64(uint8_t *p, uint64_t v) {
+  sp_store32(p, (uint32_t)(v >> 32));
+  sp_store32(p + 4, (uint32_t)v);
+}
+
+/* ---- formats: each reserves its worst case once ------------------------ */
+
+static inline void sp_write_nil(sp_writer *w) {
+  uint8_t *p = sp_writer_reserve(w, 1);
+  if (p) { *p = 0xc0; w->cur = p + 1; }
+}
+
+static inline void sp_write_bool(sp_writer *w, int b) {
+  uint8_t *p = sp_writer_reserve(w, 1);
+  if (p) { *p = b ? 0xc3 : 0xc2; w->cur = p + 1; }
+}
+
+/* Smallest unsigned form: fixint, cc, cd, ce, cf. Returns bytes written. */
+static inline size_t sp_put_uint(uint8_t *p, uint64_t v) {
+  if (v <= 0x7f) { p[0] = (uint8_t)v; return 1; }
+  if (v <= 0xff) { p[0] = 0xcc; p[1] = (uint8_t)v; return 2; }
+  if (v <= 0xffff) { p[0] = 0xcd; sp_store16(p + 1, (uint16_t)v); return 3; }
+  if (v <= 0xffffffffu) { p[0] = 0xce; sp_store32(p + 1, (uint32_t)v); return 5; }
+  p[0] = 0xcf; sp_store64(p + 1, v); return 9;
+}
+
+/* Smallest form; non-negative values take the unsigned forms. */
+static inline size_t sp_put_int(uint8_t *p, int64_t v) {
+  if (v >= 0) return sp_put_uint(p, (uint64_t)v);
+  if (v >= -32) { p[0] = (uint8_t)(int8_t)v; return 1; }
+  if (v >= -128) { p[0] = 0xd0; p[1] = (uint8_t)(int8_t)v; return 2; }
+  if (v >= -32768) { p[0] = 0xd1; sp_store16(p + 1, (uint16_t)(int16_t)v); return 3; }
+  if (v >= INT32_MIN) { p[0] = 0xd2; sp_store32(p + 1, (uint32_t)(int32_t)v); return 5; }
+  p[0] = 0xd3; sp_store64(p + 1, (uint64_t)v); return 9;
+}
+
+static inline void sp_write_uint(sp_writer *w, uint64_t v) {
+  uint8_t *p = sp_writer_reserve(w, 9);
+  if (p) w->cur = p + sp_put_uint(p, v);
+}
+
+static inline void sp_write_int(sp_writer *w, int64_t v) {
+  uint8_t *p = sp_writer_reserve(w, 9);
+  if (p) w->cur = p + sp_put_int(p, v);
+}
+
+static inline void sp_write_float(sp_writer *w, float f) {
+  uint8_t *p = sp_writer_reserve(w, 5);
+  uint32_t bits;
+  if (!p) return;
+  memcpy(&bits, &f, 4);
+  p[0] = 0xca; sp_store32(p + 1, bits);
+  w->cur = p + 5;
+}
+
+static inline void sp_write_double(sp_writer *w, double d) {
+  uint8_t *p = sp_writer_reserve(w, 9);
+  uint64_t bits;
+  if (!p) return;
+  memcpy(&bits, &d, 8);
+  p[0] = 0xcb; sp_store64(p + 1, bits);
+  w->cur = p + 9;
+}
+
+/* A header of fix form 'fix' (n <= fix_max) or 16/32-bit form 'c16'/'c32'. */
+static inline size_t sp_put_header(uint8_t *p, uint32_t n, uint8_t fix, uint32_t fix_max,
+                                   uint8_t c16) {
+  if (n <= fix_max) { p[0] = (uint8_t)(fix | n); return 1; }
+  if (n <= 0xffff) { p[0] = c16; sp_store16(p + 1, (uint16_t)n); return 3; }
+  p[0] = (uint8_t)(c16 + 1); sp_store32(p + 1, n); return 5;
+}
+
+static inline void sp_write_array_header(sp_writer *w, uint32_t n) {
+  uint8_t *p = sp_writer_reserve(w, 5);
+  if (p) w->cur = p + sp_put_header(p, n, 0x90, 15, 0xdc);
+}
+
+static inline void sp_write_map_header(sp_writer *w, uint32_t n) {
+  uint8_t *p = sp_writer_reserve(w, 5);
+  if (p) w->cur = p + sp_put_header(p, n, 0x80, 15, 0xde);
+}
+
+/* str header: fixstr, d9, da, db. */
+static inline size_t sp_put_str_header(uint8_t *p, uint32_t n) {
+  if (n <= 31) { p[0] = (uint8_t)(0xa0 | n); return 1; }
+  if (n <= 0xff) { p[0] = 0xd9; p[1] = (uint8_t)n; return 2; }
+  if (n <= 0xffff) { p[0] = 0xda; sp_store16(p + 1, (uint16_t)n); return 3; }
+  p[0] = 0xdb; sp_store32(p + 1, n); return 5;
+}
+
+/* Out-of-line forms (sp_writer.c). */
+void sp_write_raw_slow(sp_writer *w, const void *src, size_t n);
+void sp_write_str_slow(sp_writer *w, const char *utf8, size_t len);
+
+/* Copies n bytes as they are; they may span segments. */
+static inline void sp_write_raw(sp_writer *w, const void *src, size_t n) {
+  if ((size_t)(w->end - w->cur) >= n) {
+    if (n) memcpy(w->cur, src, n);
+    w->cur += n;
+    return;
+  }
+  sp_write_raw_slow(w, src, n);
+}
+
+/* A str of 'len' UTF-8 bytes (not checked for validity). len > 2^32-1 is
+** SP_E_LIMIT. */
+static inline void sp_write_str(sp_writer *w, const char *utf8, size_t len) {
+  size_t room = (size_t)(w->end - w->cur);
+  if (room > len && room - len >= 5) {
+    uint8_t *p = w->cur + sp_put_str_header(w->cur, (uint32_t)len);
+    if (len) memcpy(p, utf8, len);
+    w->cur = p + len;
+    return;
+  }
+  sp_write_str_slow(w, utf8, len);
+}
+
+void sp_write_str_header(sp_writer *w, uint32_t n);
+
+/* A str from UTF-16 code units (a JS or .NET string). Lone surrogates become
+** U+FFFD. Short strings guess the header from the unit count, encode after
+** it and move the body forward when the guess was short; long ones count
+** their UTF-8 bytes first and encode in chunks. */
+void sp_write_str_utf16(sp_writer *w, const uint16_t *units, size_t n);
+
+void sp_write_bin_header(sp_writer *w, uint32_t n);
+void sp_write_bin(sp_writer *w, const void *data, size_t len);
+
+/* ext header: fixext 1/2/4/8/16 (d4..d8), else ext 8/16/32 (c7..c9). */
+void sp_write_ext_header(sp_writer *w, int8_t type, uint32_t len);
+void sp_write_ext(sp_writer *w, int8_t type, const void *data, size_t len);
+
+/* Timestamp ext -1 in its smallest form: 32-bit (sec in [0, 2^32), nsec 0),
+** 64-bit (sec in [0, 2^34)), else 96-bit. nsec >= 10^9 is SP_E_VALUE. */
+void sp_write_timestamp(sp_writer *w, int64_t sec, uint32_t nsec);
+
+#endif

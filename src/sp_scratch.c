@@ -1,0 +1,46 @@
+/*
+** sp_scratch.c -- the per-thread scratch array ([ThreadStatic] scratchArray).
+** Owns: the thread-local array and its lifetime. Must not touch: what is
+** written into it (writers own the bytes while they hold it).
+*/
+#include "sp_alloc.h"
+#include "sp_scratch.h"
+#include "sp_thread.h"
+
+static _Thread_local sp_scratch scratch;
+
+static void free_at_exit(void *arg) {
+  sp_scratch *s = arg;
+  sp_free(s->data, s->size);
+  s->data = NULL;
+  s->size = 0;
+}
+
+sp_scratch *sp_scratch_acquire(size_t size, int legacy, int *fresh) {
+  *fresh = 0;
+  if (scratch.users > 0) {
+    if (!legacy) return NULL;
+    scratch.users++;                 /* the overwrite the documents show */
+    return &scratch;
+  }
+  if (scratch.data != NULL && scratch.size != size) free_at_exit(&scratch);
+  if (scratch.data == NULL) {
+    if ((scratch.data = sp_malloc(size)) == NULL) return NULL;
+    scratch.size = size;
+    *fresh = 1;
+    sp_on_thread_exit(SP_EXIT_SCRATCH, free_at_exit, &scratch);
+  }
+  scratch.users = 1;
+  return &scratch;
+}
+
+void sp_scratch_release(sp_scratch *s) {
+  if (s != NULL && s->users > 0) s->users--;
+}
+
+void sp_scratch_free_now(void) {
+  if (scratch.users == 0 && scratch.data != NULL) {
+    free_at_exit(&scratch);
+    sp_on_thread_exit(SP_EXIT_SCRATCH, free_at_exit, NULL);
+  }
+}

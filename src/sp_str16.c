@@ -1,0 +1,92 @@
+/*
+** sp_str16.c -- str from UTF-16 code units (JS and .NET strings).
+** Owns: UTF-16 -> UTF-8 transcoding and the header guess. Must not touch:
+** the writer's modes (it only reserves and advances).
+*/
+#include <string.h>
+
+#include "sp_writer.h"
+
+/* Up to this many units the worst case (3 bytes a unit + 5) is reserved in
+** one piece and the header guessed; the reservation stays under the 32 KiB
+** segment a sequence rents, so it never forces an odd-size segment. */
+#define GUESS_MAX_UNITS 8192
+#define CHUNK_UNITS 4096
+
+static int is_high(uint16_t c) { return c >= 0xd800 && c <= 0xdbff; }
+static int is_low(uint16_t c) { return c >= 0xdc00 && c <= 0xdfff; }
+
+static size_t header_size(size_t bytes) {
+  return bytes <= 31 ? 1 : bytes <= 0xff ? 2 : bytes <= 0xffff ? 3 : 5;
+}
+
+/* Encodes n units at dst (room for 3n bytes); returns the bytes written. */
+static size_t encode_utf8(uint8_t *dst, const uint16_t *u, size_t n) {
+  uint8_t *d = dst;
+  for (size_t i = 0; i < n; i++) {
+    uint32_t c = u[i];
+    if (c < 0x80) { *d++ = (uint8_t)c; continue; }
+    if (c < 0x800) {
+      *d++ = (uint8_t)(0xc0 | (c >> 6));
+      *d++ = (uint8_t)(0x80 | (c & 0x3f));
+      continue;
+    }
+    if (is_high((uint16_t)c) && i + 1 < n && is_low(u[i + 1])) {
+      c = 0x10000 + ((c - 0xd800) << 10) + (u[++i] - 0xdc00u);
+      *d++ = (uint8_t)(0xf0 | (c >> 18));
+      *d++ = (uint8_t)(0x80 | ((c >> 12) & 0x3f));
+    } else {
+      if (is_high((uint16_t)c) || is_low((uint16_t)c)) c = 0xfffd;   /* lone surrogate */
+      *d++ = (uint8_t)(0xe0 | (c >> 12));
+    }
+    *d++ = (uint8_t)(0x80 | ((c >> 6) & 0x3f));
+    *d++ = (uint8_t)(0x80 | (c & 0x3f));
+  }
+  return (size_t)(d - dst);
+}
+
+/* UTF-8 length of n units, counting as encode_utf8 does. */
+static uint64_t utf8_length(const uint16_t *u, size_t n) {
+  uint64_t len = 0;
+  for (size_t i = 0; i < n; i++) {
+    uint16_t c = u[i];
+    if (c < 0x80) len += 1;
+    else if (c < 0x800) len += 2;
+    else if (is_high(c) && i + 1 < n && is_low(u[i + 1])) { len += 4; i++; }
+    else len += 3;
+  }
+  return len;
+}
+
+static void write_guessed(sp_writer *w, const uint16_t *u, size_t n) {
+  uint8_t *p = sp_writer_reserve(w, 3 * n + 5);
+  size_t guess = header_size(n), bytes, real;
+  if (p == NULL) return;
+  bytes = encode_utf8(p + guess, u, n);
+  real = header_size(bytes);
+  if (real != guess) memmove(p + real, p + guess, bytes);   /* only ever forward */
+  sp_put_str_header(p, (uint32_t)bytes);
+  w->cur = p + real + bytes;
+}
+
+static void write_counted(sp_writer *w, const uint16_t *u, size_t n) {
+  uint64_t bytes = utf8_length(u, n);
+  if (bytes > 0xffffffffu) {
+    sp_writer_fail(w, SP_E_LIMIT, "str longer than 2^32-1 bytes", __func__);
+    return;
+  }
+  sp_write_str_header(w, (uint32_t)bytes);
+  for (size_t i = 0; i < n;) {
+    size_t k = n - i < CHUNK_UNITS ? n - i : CHUNK_UNITS;
+    uint8_t *p;
+    if (i + k < n && is_high(u[i + k - 1])) k--;   /* keep a pair in one chunk */
+    if ((p = sp_writer_reserve(w, 3 * k)) == NULL) return;
+    w->cur = p + encode_utf8(p, u + i, k);
+    i += k;
+  }
+}
+
+void sp_write_str_utf16(sp_writer *w, const uint16_t *units, size_t n) {
+  if (n <= GUESS_MAX_UNITS) write_guessed(w, units, n);
+  else write_counted(w, units, n);
+}
