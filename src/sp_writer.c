@@ -22,12 +22,12 @@ void sp_writer_init_output(sp_writer *w, const sp_output *out) {
 
 void sp_writer_init_sequence(sp_writer *w, sp_seq_pool *pool) {
   writer_clear(w, SP_MODE_SEQUENCE);
-  w->seq_pool = pool ? pool : sp_seq_pool_default();
+  w->seq_pool = pool;
 }
 
 void sp_writer_init_array(sp_writer *w, uint8_t *scratch, size_t size, sp_seq_pool *pool) {
   writer_clear(w, SP_MODE_SCRATCH);
-  w->seq_pool = pool ? pool : sp_seq_pool_default();
+  w->seq_pool = pool;
   w->base = w->cur = scratch;
   w->end = scratch + size;
 }
@@ -54,9 +54,16 @@ static void commit(sp_writer *w) {
   w->base = w->cur;
 }
 
+/* The sequence pool, resolving the default only when first needed, so a
+** call that stays in its scratch never creates the shared pools. */
+static sp_seq_pool *seq_pool_of(sp_writer *w) {
+  if (w->seq_pool == NULL) w->seq_pool = sp_seq_pool_default();
+  return w->seq_pool;
+}
+
 static int rent_sequence(sp_writer *w) {
   if (w->seq != NULL) return 1;
-  if (w->seq_pool == NULL || (w->seq = sp_seq_pool_rent(w->seq_pool)) == NULL) {
+  if (seq_pool_of(w) == NULL || (w->seq = sp_seq_pool_rent(w->seq_pool)) == NULL) {
     sp_writer_fail(w, SP_E_NOMEM, "no sequence for the output", __func__);
     return 0;
   }
@@ -133,7 +140,7 @@ uint8_t *sp_writer_reserve_slow(sp_writer *w, size_t n) {
 ** fixed output fill to its last byte. */
 static size_t raw_chunk(sp_writer *w, size_t n) {
   size_t limit = 4096;
-  if (w->mode != SP_MODE_OUTPUT) {
+  if (w->mode != SP_MODE_OUTPUT && seq_pool_of(w) != NULL) {
     size_t used = w->mode == SP_MODE_SCRATCH ? (size_t)(w->cur - w->base) : 0;
     limit = sp_seq_pool_arrays(w->seq_pool)->max_pooled;
     limit = limit > used ? limit - used : 1;

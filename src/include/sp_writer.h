@@ -51,8 +51,9 @@ typedef struct sp_writer {
 /* A writer over the caller's buffer writer. Allocates nothing. */
 void sp_writer_init_output(sp_writer *w, const sp_output *out);
 
-/* A writer into a sequence rented from 'pool' (NULL -> the default pool) on
-** the first reservation. sp_writer_release returns it. */
+/* A writer into a sequence rented from 'pool' (NULL -> the default pool,
+** looked up when first needed) on the first reservation.
+** sp_writer_release returns it. */
 void sp_writer_init_sequence(sp_writer *w, sp_seq_pool *pool);
 
 /* A writer into 'size' bytes at 'scratch' that migrates to a sequence from

@@ -1,0 +1,344 @@
+/*
+** test_entries.c -- the three entries and the documents' figures.
+** What each call allocates (per-thread counters), when the pools are
+** touched, migration at the scratch boundary, and the nested to_array case
+** of 000_*.txt in legacy and safe modes.
+*/
+#include <stdlib.h>
+#include <string.h>
+
+#include "fixtures.h"
+#include "sp_test.h"
+
+/* Private pools, so the counters below are this test's alone. */
+static sp_pool *arrays;
+static sp_seq_pool *seqs;
+static sp_options opts;
+
+static void pools_open(void) {
+  arrays = sp_bucket_pool_create(80 * 1024, 100);
+  seqs = sp_seq_pool_create(4, arrays);
+  memset(&opts, 0, sizeof opts);
+  opts.seq_pool = seqs;
+}
+
+static void pools_close(void) {
+  sp_seq_pool_destroy(seqs);
+  sp_pool_destroy(arrays);
+  sp_thread_cleanup();
+}
+
+static uint64_t array_rents(void) {
+  sp_pool_stats s;
+  sp_pool_stats_get(arrays, &s);
+  return s.rents;
+}
+
+static uint64_t seq_rents(void) {
+  sp_seq_pool_stats s;
+  sp_seq_pool_stats_get(seqs, &s);
+  return s.rents;
+}
+
+static const uint8_t small_arr_bytes[] = {0x92, 0x01, 0xA5, 'h', 'e', 'l', 'l', 'o'};
+
+static sp_value small_arr(sp_value items[2]) {
+  items[0] = sp_int(1);
+  items[1] = sp_str("hello");
+  return sp_array(items, 2);
+}
+
+static void to_array_small_allocates_only_the_result_after_warmup(void) {
+  sp_value items[2], v = small_arr(items);
+  sp_bytes b;
+  sp_alloc_stats a;
+  pools_open();
+  CHECK(sp_to_array(sp_format_value, &v, &opts, &b, NULL) == SP_OK);   /* warm-up */
+  sp_bytes_free(&b);
+  sp_alloc_stats_reset();
+  CHECK(sp_to_array(sp_format_value, &v, &opts, &b, NULL) == SP_OK);
+  a = alloc_since();
+  CHECK_BYTES(b.data, b.len, small_arr_bytes, sizeof small_arr_bytes);
+  CHECK(a.alloc_calls == 1 && a.alloc_bytes == sizeof small_arr_bytes);
+  CHECK(seq_rents() == 0 && array_rents() == 0);     /* the pools were never touched */
+  sp_bytes_free(&b);
+  pools_close();
+}
+
+/* Output sink for to_stream that appends to an sp_buffer. */
+static int append_sink(void *ctx, const uint8_t *bytes, size_t len) {
+  sp_buffer *dst = ctx;
+  size_t avail;
+  sp_output o = sp_buffer_output(dst);
+  uint8_t *p = o.get_span(dst, len, &avail);
+  if (p == NULL) return 1;
+  memcpy(p, bytes, len);
+  o.advance(dst, len);
+  return 0;
+}
+
+static void check_output_and_stream_allocate_nothing(const sp_value *v, size_t want_len) {
+  sp_buffer buf;
+  sp_output out = sp_buffer_output(&buf);
+  sp_alloc_stats a;
+  sp_buffer_init(&buf);
+  CHECK(sp_to_output(&out, sp_format_value, v, &opts, NULL) == SP_OK);  /* warm-up */
+  sp_buffer_clear(&buf);
+  CHECK(sp_to_stream(append_sink, &buf, sp_format_value, v, &opts, NULL) == SP_OK);
+  sp_buffer_clear(&buf);
+  sp_alloc_stats_reset();
+  CHECK(sp_to_output(&out, sp_format_value, v, &opts, NULL) == SP_OK);
+  a = alloc_since();
+  CHECK(buf.len == want_len && a.alloc_calls == 0 && a.alloc_bytes == 0);
+  sp_buffer_clear(&buf);
+  sp_alloc_stats_reset();
+  CHECK(sp_to_stream(append_sink, &buf, sp_format_value, v, &opts, NULL) == SP_OK);
+  a = alloc_since();
+  CHECK(buf.len == want_len && a.alloc_calls == 0 && a.alloc_bytes == 0);
+  sp_buffer_free(&buf);
+}
+
+static void to_output_and_to_stream_allocate_nothing_after_warmup(void) {
+  sp_value items[2], v = small_arr(items);
+  big_object big;
+  pools_open();
+  big_object_init(&big, 100000);
+  check_output_and_stream_allocate_nothing(&v, sizeof small_arr_bytes);
+  check_output_and_stream_allocate_nothing(&big.root, 100007);
+  big_object_free(&big);
+  pools_close();
+}
+
+static void to_array_big_allocates_exactly_the_result_and_rents_once(void) {
+  big_object big;
+  sp_bytes b;
+  sp_alloc_stats a;
+  uint64_t rents;
+  pools_open();
+  big_object_init(&big, 100000);
+  CHECK(sp_to_array(sp_format_value, &big.root, &opts, &b, NULL) == SP_OK);   /* warm-up */
+  sp_bytes_free(&b);
+  rents = array_rents();
+  sp_alloc_stats_reset();
+  CHECK(sp_to_array(sp_format_value, &big.root, &opts, &b, NULL) == SP_OK);
+  a = alloc_since();
+  CHECK(b.len == 100007 && b.data[0] == 0x92 && b.data[1] == 0x01 && b.data[2] == 0xDB);
+  CHECK(b.data[7] == 'A' && b.data[100006] == 'A');
+  CHECK(a.alloc_calls == 1 && a.alloc_bytes == 100007);
+  CHECK(a.unpooled_calls == 0);
+  CHECK(array_rents() - rents == 1);                 /* one 128 KiB segment */
+  sp_bytes_free(&b);
+  big_object_free(&big);
+  pools_close();
+}
+
+/* Writes 'n' raw bytes 0, 1, 2, ... (a message of exactly n bytes). */
+static int raw_counting(sp_writer *w, const void *value) {
+  size_t n = *(const size_t *)value;
+  uint8_t chunk[256];
+  for (size_t i = 0; i < n;) {
+    size_t k = n - i < sizeof chunk ? n - i : sizeof chunk;
+    for (size_t j = 0; j < k; j++) chunk[j] = (uint8_t)(i + j);
+    sp_write_raw(w, chunk, k);
+    i += k;
+  }
+  return 0;
+}
+
+static int is_counting(const sp_bytes *b, size_t n) {
+  if (b->len != n) return 0;
+  for (size_t i = 0; i < n; i++) if (b->data[i] != (uint8_t)i) return 0;
+  return 1;
+}
+
+/* Migrates exactly when the output exceeds the scratch: size-1, size, size+1. */
+static void migration_happens_only_past_the_scratch_size(size_t scratch) {
+  pools_open();
+  opts.scratch_size = scratch;
+  for (size_t n = scratch - 1; n <= scratch + 1; n++) {
+    sp_bytes b;
+    uint64_t before = seq_rents();
+    CHECK(sp_to_array(raw_counting, &n, &opts, &b, NULL) == SP_OK);
+    CHECK(is_counting(&b, n));
+    CHECK(seq_rents() - before == (n > scratch ? 1u : 0u));
+    sp_bytes_free(&b);
+  }
+  pools_close();
+}
+
+static void migration_boundary_with_64k_scratch(void) {
+  migration_happens_only_past_the_scratch_size(SP_SCRATCH_DEFAULT);
+}
+
+static void migration_boundary_with_8_byte_scratch(void) {
+  migration_happens_only_past_the_scratch_size(8);
+}
+
+/* The first x-flow with an 8-byte scratch: 7 bytes written, then a 5-byte
+** string that does not fit; the 7 bytes move to the sequence once. */
+static int seven_then_string(sp_writer *w, const void *value) {
+  static const uint8_t seven[] = {0x93, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06};
+  (void)value;
+  sp_write_raw(w, seven, sizeof seven);
+  sp_write_str(w, "ABCD", 4);
+  return 0;
+}
+
+static void eight_byte_scratch_migrates_the_seven_written_bytes(void) {
+  static const uint8_t want[] = {0x93, 1, 2, 3, 4, 5, 6, 0xA4, 'A', 'B', 'C', 'D'};
+  sp_bytes b;
+  sp_seq_pool_stats s;
+  pools_open();
+  opts.scratch_size = 8;
+  CHECK(sp_to_array(seven_then_string, NULL, &opts, &b, NULL) == SP_OK);
+  CHECK_BYTES(b.data, b.len, want, sizeof want);
+  sp_seq_pool_stats_get(seqs, &s);
+  CHECK(s.rents == 1 && s.returns == 1);
+  sp_bytes_free(&b);
+  pools_close();
+}
+
+static int reserve_200k(sp_writer *w, const void *value) {
+  uint8_t *p = sp_writer_reserve(w, 200000);
+  (void)value;
+  if (p == NULL) return 1;
+  memset(p, 0x5A, 200000);
+  sp_writer_advance(w, 200000);
+  return 0;
+}
+
+static void reservation_over_the_largest_bucket_is_served_unpooled(void) {
+  sp_bytes b;
+  sp_pool_stats s;
+  sp_alloc_stats a;
+  pools_open();
+  sp_alloc_stats_reset();
+  CHECK(sp_to_array(reserve_200k, NULL, &opts, &b, NULL) == SP_OK);
+  a = alloc_since();
+  sp_pool_stats_get(arrays, &s);
+  CHECK(b.len == 200000 && b.data[0] == 0x5A && b.data[199999] == 0x5A);
+  CHECK(s.unpooled == 1 && a.unpooled_calls == 1 && a.unpooled_bytes == 200000);
+  sp_bytes_free(&b);
+  pools_close();
+}
+
+static void long_raw_copies_never_leave_the_pool(void) {
+  size_t n = 300000;
+  sp_bytes b;
+  sp_pool_stats s;
+  pools_open();
+  CHECK(sp_to_array(raw_counting, &n, &opts, &b, NULL) == SP_OK);
+  CHECK(is_counting(&b, n));
+  sp_pool_stats_get(arrays, &s);
+  CHECK(s.unpooled == 0);
+  sp_bytes_free(&b);
+  pools_close();
+}
+
+/* ---- the nested call of 000_*.txt ---------------------------------------- */
+
+static const uint8_t nested_tail[] = {
+  0xC4, 0x11, 0x93, 0x07, 0xA5, 0x69, 0x6E, 0x6E, 0x65, 0x72,
+  0xCB, 0x3F, 0xF8, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x63
+};
+static const uint8_t overwritten_head[] = {
+  0x93, 0x07, 0xA5, 0x69, 0x6E, 0x6E, 0x65, 0x72, 0xCB, 0x3F, 0xF8, 0x00
+};
+static const uint8_t intact_head[] = {
+  0x93, 0xAA, 0x41, 0x41, 0x41, 0x41, 0x41, 0x41, 0x41, 0x41, 0x41, 0x41
+};
+
+static void check_nested(const sp_bytes *b, const uint8_t head[12]) {
+  CHECK(b->len == 32);
+  CHECK_BYTES(b->data, 12, head, 12);
+  CHECK_BYTES(b->data + 12, b->len - 12, nested_tail, sizeof nested_tail);
+}
+
+static void nested_to_array_in_legacy_mode_overwrites_the_outer_bytes(void) {
+  sp_options legacy = {0};
+  outer o;
+  sp_bytes b;
+  legacy.legacy_nested_scratch = 1;
+  outer_init(&o, "AAAAAAAAAA", 10, &legacy);
+  CHECK(sp_to_array(sp_format_value, &o.root, &legacy, &b, NULL) == SP_OK);
+  check_nested(&b, overwritten_head);
+  sp_bytes_free(&b);
+  sp_shutdown();
+}
+
+static void nested_to_array_is_safe_by_default(void) {
+  outer o;
+  sp_bytes b;
+  sp_bytes again;
+  outer_init(&o, "AAAAAAAAAA", 10, NULL);
+  CHECK(sp_to_array(sp_format_value, &o.root, NULL, &b, NULL) == SP_OK);
+  check_nested(&b, intact_head);
+  /* the scratch is free again afterwards: a plain call still uses it */
+  CHECK(sp_to_array(sp_format_value, &o.env.small, NULL, &again, NULL) == SP_OK);
+  CHECK(again.len == 17);
+  sp_bytes_free(&again);
+  sp_bytes_free(&b);
+  sp_shutdown();
+}
+
+static void nested_to_array_under_to_output_is_safe_in_both_modes(void) {
+  sp_options legacy = {0};
+  const sp_options *modes[2] = {NULL, &legacy};
+  legacy.legacy_nested_scratch = 1;
+  for (int m = 0; m < 2; m++) {
+    outer o;
+    sp_buffer buf;
+    sp_output out = sp_buffer_output(&buf);
+    sp_bytes view;
+    sp_buffer_init(&buf);
+    outer_init(&o, "AAAAAAAAAA", 10, modes[m]);
+    CHECK(sp_to_output(&out, sp_format_value, &o.root, modes[m], NULL) == SP_OK);
+    view.data = buf.data;
+    view.len = buf.len;
+    check_nested(&view, intact_head);
+    sp_buffer_free(&buf);
+  }
+  sp_shutdown();
+}
+
+/* When the outer call has already migrated (a 70,000-char Before), the
+** scratch is no longer its, so even legacy mode is correct. */
+static void nested_after_migration_is_correct_in_both_modes(void) {
+  sp_options legacy = {0};
+  const sp_options *modes[2] = {NULL, &legacy};
+  size_t n = 70000;
+  char *before = malloc(n);
+  memset(before, 'A', n);
+  legacy.legacy_nested_scratch = 1;
+  for (int m = 0; m < 2; m++) {
+    outer o;
+    sp_bytes b;
+    static const uint8_t head[] = {0x93, 0xDB, 0x00, 0x01, 0x11, 0x70};
+    outer_init(&o, before, n, modes[m]);
+    CHECK(sp_to_array(sp_format_value, &o.root, modes[m], &b, NULL) == SP_OK);
+    CHECK(b.len == sizeof head + n + sizeof nested_tail);
+    CHECK_BYTES(b.data, sizeof head, head, sizeof head);
+    CHECK(b.data[sizeof head] == 'A' && b.data[sizeof head + n - 1] == 'A');
+    CHECK_BYTES(b.data + sizeof head + n, sizeof nested_tail, nested_tail, sizeof nested_tail);
+    sp_bytes_free(&b);
+  }
+  free(before);
+  sp_shutdown();
+}
+
+int main(void) {
+  SP_RUN(to_array_small_allocates_only_the_result_after_warmup);
+  SP_RUN(to_output_and_to_stream_allocate_nothing_after_warmup);
+  SP_RUN(to_array_big_allocates_exactly_the_result_and_rents_once);
+  SP_RUN(migration_boundary_with_64k_scratch);
+  SP_RUN(migration_boundary_with_8_byte_scratch);
+  SP_RUN(eight_byte_scratch_migrates_the_seven_written_bytes);
+  SP_RUN(reservation_over_the_largest_bucket_is_served_unpooled);
+  SP_RUN(long_raw_copies_never_leave_the_pool);
+  SP_RUN(nested_to_array_in_legacy_mode_overwrites_the_outer_bytes);
+  SP_RUN(nested_to_array_is_safe_by_default);
+  SP_RUN(nested_to_array_under_to_output_is_safe_in_both_modes);
+  SP_RUN(nested_after_migration_is_correct_in_both_modes);
+  sp_shutdown();
+  return sp_test_summary();
+}

@@ -1,0 +1,10 @@
+#!/usr/bin/env bash
+# npm start: builds what is missing and runs the main job. Until the page
+# lands (issue 6) that is the demo: the documents' nested-call table and the
+# per-entry allocations, measured live by the C core.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash tests/setup.sh
+cmake -S . -B build-release -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake --build build-release --target sp_demo -j"$(nproc 2>/dev/null || echo 2)" >/dev/null
+./build-release/tests/c/sp_demo
