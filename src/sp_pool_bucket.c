@@ -13,10 +13,14 @@
 
 #define MAX_BUCKETS 27   /* 16 B << 26 = 1 GiB */
 
+/* A bucket is .NET's ConfigurableArrayPool.Bucket: 'per_bucket' slots and
+** an index. Slots below 'index' are rented out; a NULL slot at or above it
+** was never allocated (arrays are allocated lazily, on the rent that finds
+** the slot empty). A bucket is exhausted when index == per_bucket. */
 typedef struct bucket {
   sp_lock lock;
-  void **arrays;      /* arrays[0..count) are cached, newest last */
-  unsigned count;
+  void **slots;
+  unsigned index;
 } bucket;
 
 typedef struct bucket_pool {
@@ -33,50 +37,70 @@ static void count(atomic_ullong *c) {
   atomic_fetch_add_explicit(c, 1, memory_order_relaxed);
 }
 
-/* Pops an array from bucket i, or NULL if it is empty. */
-static void *bucket_pop(bucket_pool *p, unsigned i) {
+/* Takes the next slot of bucket i: returns 1 and its array (NULL when it
+** was never allocated) in *a, or 0 when the bucket is exhausted. */
+static int bucket_take(bucket_pool *p, unsigned i, void **a) {
   bucket *b = &p->buckets[i];
-  void *a = NULL;
+  int took = 0;
   if (sp_lock_take(&b->lock)) count(&p->lock_waits);
-  if (b->count > 0) a = b->arrays[--b->count];
+  if (b->index < p->per_bucket) {
+    *a = b->slots[b->index];
+    b->slots[b->index++] = NULL;
+    took = 1;
+  }
   sp_lock_give(&b->lock);
-  return a;
+  return took;
 }
 
-/* Pushes an array into bucket i; returns 0 if the bucket was full. */
-static int bucket_push(bucket_pool *p, unsigned i, void *a) {
+/* Puts an array back in bucket i; returns 0 if every slot is full. */
+static int bucket_put(bucket_pool *p, unsigned i, void *a) {
   bucket *b = &p->buckets[i];
   int kept = 0;
   if (sp_lock_take(&b->lock)) count(&p->lock_waits);
-  if (b->count < p->per_bucket) { b->arrays[b->count++] = a; kept = 1; }
+  if (b->index > 0) { b->slots[--b->index] = a; kept = 1; }
   sp_lock_give(&b->lock);
   return kept;
 }
 
+/* Allocates a full bucket-size array for a slot (or an exhausted pool). */
+static void *fresh_array(bucket_pool *p, unsigned i, size_t *capacity) {
+  void *a = sp_malloc(bucket_size(i));
+  if (a != NULL) { count(&p->fresh); *capacity = bucket_size(i); }
+  return a;
+}
+
+/* Serves a rent from bucket i, or returns 0 when it is exhausted. On a slot
+** whose array cannot be allocated, the slot is given back (still empty). */
+static int rent_from(bucket_pool *p, unsigned i, void **out, size_t *capacity, int fallback) {
+  void *a;
+  if (!bucket_take(p, i, &a)) return 0;
+  if (a != NULL) {
+    count(fallback ? &p->fallback_hits : &p->hits);
+    *capacity = bucket_size(i);
+  } else if ((a = fresh_array(p, i, capacity)) == NULL) {
+    bucket_put(p, i, NULL);
+  }
+  *out = a;
+  return 1;
+}
+
+/* Rent: bucket i, then bucket i+1 (MaxBucketsToTry = 2), then a fresh
+** array of bucket i's size; over the largest bucket, an exact unpooled one. */
 static void *pool_rent(sp_pool *base, size_t min, size_t *capacity) {
   bucket_pool *p = (bucket_pool *)base;
   unsigned i = sp_pool_bucket_index(min ? min : 1);
-  void *a;
-  count(&p->rents);
-  if (i >= p->nbuckets) {               /* over the largest bucket: exact, unpooled */
+  void *a = NULL;
+  if (i >= p->nbuckets) {
+    if ((a = sp_malloc(min)) == NULL) return NULL;
     count(&p->unpooled);
     sp_alloc_note_unpooled(min);
     *capacity = min;
-    return sp_malloc(min);
+  } else if (!rent_from(p, i, &a, capacity, 0) &&
+             !(i + 1 < p->nbuckets && rent_from(p, i + 1, &a, capacity, 1))) {
+    a = fresh_array(p, i, capacity);     /* every slot of both is out */
   }
-  if ((a = bucket_pop(p, i)) != NULL) {
-    count(&p->hits);
-    *capacity = bucket_size(i);
-    return a;
-  }
-  if (i + 1 < p->nbuckets && (a = bucket_pop(p, i + 1)) != NULL) {
-    count(&p->fallback_hits);
-    *capacity = bucket_size(i + 1);
-    return a;
-  }
-  count(&p->fresh);
-  *capacity = bucket_size(i);
-  return sp_malloc(*capacity);
+  if (a != NULL) count(&p->rents);
+  return a;
 }
 
 static int pool_give_back(sp_pool *base, void *a, size_t capacity) {
@@ -89,7 +113,7 @@ static int pool_give_back(sp_pool *base, void *a, size_t capacity) {
   }
   if (capacity != bucket_size(i)) return SP_E_MISUSE;
   count(&p->returns);
-  if (!bucket_push(p, i, a)) {
+  if (!bucket_put(p, i, a)) {
     count(&p->drops);
     sp_free(a, capacity);
   }
@@ -105,7 +129,7 @@ static uint64_t cached_now(bucket_pool *p) {
   for (unsigned i = 0; i < p->nbuckets; i++) {
     bucket *b = &p->buckets[i];
     sp_lock_take(&b->lock);
-    n += b->count;
+    for (unsigned k = b->index; k < p->per_bucket; k++) n += b->slots[k] != NULL;
     sp_lock_give(&b->lock);
   }
   return n;
@@ -126,17 +150,29 @@ static void pool_stats(sp_pool *base, sp_pool_stats *out) {
   out->cached = cached_now(p);
 }
 
+/* Frees the cached arrays of bucket i; their slots become never-allocated
+** ones, so later rents allocate again. Rented arrays are not touched. */
+static size_t trim_bucket(bucket_pool *p, unsigned i) {
+  bucket *b = &p->buckets[i];
+  void *drop[32];
+  size_t freed = 0;
+  unsigned n;
+  do {                                   /* free outside the lock, in batches */
+    n = 0;
+    sp_lock_take(&b->lock);
+    for (unsigned k = b->index; k < p->per_bucket && n < 32; k++)
+      if (b->slots[k] != NULL) { drop[n++] = b->slots[k]; b->slots[k] = NULL; }
+    sp_lock_give(&b->lock);
+    for (unsigned k = 0; k < n; k++) { sp_free(drop[k], bucket_size(i)); count(&p->trims); }
+    freed += n;
+  } while (n == 32);
+  return freed;
+}
+
 static size_t pool_trim(sp_pool *base) {
   bucket_pool *p = (bucket_pool *)base;
   size_t freed = 0;
-  for (unsigned i = 0; i < p->nbuckets; i++) {
-    void *a;
-    while ((a = bucket_pop(p, i)) != NULL) {
-      sp_free(a, bucket_size(i));
-      count(&p->trims);
-      freed++;
-    }
-  }
+  for (unsigned i = 0; i < p->nbuckets; i++) freed += trim_bucket(p, i);
   return freed;
 }
 
@@ -144,7 +180,7 @@ static void pool_destroy(sp_pool *base) {
   bucket_pool *p = (bucket_pool *)base;
   pool_trim(base);
   for (unsigned i = 0; i < p->nbuckets; i++) {
-    sp_free(p->buckets[i].arrays, sizeof(void *) * p->per_bucket);
+    sp_free(p->buckets[i].slots, sizeof(void *) * p->per_bucket);
     sp_lock_destroy(&p->buckets[i].lock);
   }
   sp_free(p, sizeof *p);
@@ -166,9 +202,10 @@ sp_pool *sp_bucket_pool_create(size_t max_len, unsigned per_bucket) {
   p->base.max_pooled = bucket_size(n - 1);
   p->per_bucket = per_bucket;
   for (unsigned i = 0; i < n; i++) {
-    p->buckets[i].arrays = sp_malloc(sizeof(void *) * per_bucket);
-    if (p->buckets[i].arrays == NULL || sp_lock_init(&p->buckets[i].lock) != 0) {
-      if (p->buckets[i].arrays) sp_free(p->buckets[i].arrays, sizeof(void *) * per_bucket);
+    p->buckets[i].slots = sp_malloc(sizeof(void *) * per_bucket);
+    if (p->buckets[i].slots != NULL) memset(p->buckets[i].slots, 0, sizeof(void *) * per_bucket);
+    if (p->buckets[i].slots == NULL || sp_lock_init(&p->buckets[i].lock) != 0) {
+      if (p->buckets[i].slots) sp_free(p->buckets[i].slots, sizeof(void *) * per_bucket);
       p->nbuckets = i;
       pool_destroy(&p->base);
       return NULL;

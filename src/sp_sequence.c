@@ -29,20 +29,20 @@ static int grow_table(sp_sequence *s) {
 uint8_t *sp_seq_get_span(sp_sequence *s, size_t hint, size_t *avail) {
   sp_segment *last = s->nsegs ? &s->segs[s->nsegs - 1] : NULL;
   size_t want = hint ? hint : 1, cap;
+  int replace = last != NULL && last->used == 0;   /* an empty last segment is replaced */
   uint8_t *data;
   if (last && last->capacity - last->used >= want) {
     *avail = last->capacity - last->used;
     return last->data + last->used;
   }
-  if (last && last->used == 0) {           /* an empty last segment is replaced */
-    sp_pool_return(s->pool, last->data, last->capacity);
-    s->nsegs--;
-  } else if (s->nsegs == s->cap_segs && !grow_table(s)) {
-    return NULL;
-  }
+  if (!replace && s->nsegs == s->cap_segs && !grow_table(s)) return NULL;
   data = sp_pool_rent(s->pool, want > s->min_span ? want : s->min_span, &cap);
-  if (data == NULL) return NULL;
-  s->segs[s->nsegs].data = data;           /* the old tail, if any, is abandoned */
+  if (data == NULL) return NULL;                   /* nothing changed yet */
+  if (replace) {
+    s->nsegs--;
+    sp_pool_return(s->pool, s->segs[s->nsegs].data, s->segs[s->nsegs].capacity);
+  }
+  s->segs[s->nsegs].data = data;                   /* the old tail, if any, is abandoned */
   s->segs[s->nsegs].used = 0;
   s->segs[s->nsegs].capacity = cap;
   s->nsegs++;

@@ -5,10 +5,12 @@
 **
 ** The bounded bucket pool is .NET's ArrayPool<byte>.Create(80 * 1024, 100):
 ** power-of-two buckets from 16 B up to the largest bucket (128 KiB for that
-** call), 'per_bucket' arrays each, one lock per bucket. A rent that finds its
-** bucket empty tries the next bucket, then allocates a full bucket-size array.
-** Requests larger than the largest bucket are allocated exactly and freed on
-** return; both sides are counted as unpooled.
+** call), 'per_bucket' arrays each, one lock per bucket. A rent takes its
+** bucket's next array, allocating it on first use; only when all of a
+** bucket's arrays are rented out does it try the next bucket, and then
+** allocate a full bucket-size array. A return to a bucket whose arrays are
+** all home frees the array (a drop). Requests larger than the largest bucket
+** are allocated exactly and freed on return; they count as unpooled.
 */
 #ifndef SP_POOL_H
 #define SP_POOL_H
