@@ -10,9 +10,22 @@
 #include "sp_scratch.h"
 #include "sp_writer.h"
 
+/* Field by field: a memset of the whole struct (its error path is 96 bytes)
+** was half the cost of encoding a 16-byte message. */
 static void writer_clear(sp_writer *w, sp_mode mode) {
-  memset(w, 0, sizeof *w);
+  w->cur = w->end = w->base = NULL;
   w->mode = mode;
+  w->committed = 0;
+  w->seq = NULL;
+  w->seq_pool = NULL;
+  w->out = NULL;
+  w->scratch = NULL;
+  w->cancel = NULL;
+  w->err.code = SP_OK;
+  w->err.inner = 0;
+  w->err.cause = w->err.site = NULL;
+  w->err.offset = 0;
+  w->err.path[0] = '\0';
 }
 
 void sp_writer_init_output(sp_writer *w, const sp_output *out) {
