@@ -8,9 +8,11 @@
 #define SCRATCHPACK_H
 
 #include "sp_alloc.h"
+#include "sp_bulk.h"
 #include "sp_error.h"
 #include "sp_output.h"
 #include "sp_pool.h"
+#include "sp_reader.h"
 #include "sp_sequence.h"
 #include "sp_serialize.h"
 #include "sp_value.h"
