@@ -30,6 +30,26 @@ void sp_write_u64_array(sp_writer *w, const uint64_t *v, size_t n);
 void sp_write_f32_array(sp_writer *w, const float *v, size_t n);
 void sp_write_f64_array(sp_writer *w, const double *v, size_t n);
 
+/* ---- reading them back (sp_bulk_read.c) ------------------------------- */
+
+#include "sp_reader.h"
+
+/* Reads an array header and its elements straight into dst, which holds
+** 'cap' elements; *n gets the count. More elements than cap is SP_E_LIMIT
+** (nothing read past the header); an element of another type or out of the
+** element type's range fails with the reader's error and offset. Floats
+** accept any number (as sp_read_double does). */
+int sp_read_i8_array(sp_reader *r, int8_t *dst, size_t cap, uint32_t *n);
+int sp_read_i16_array(sp_reader *r, int16_t *dst, size_t cap, uint32_t *n);
+int sp_read_i32_array(sp_reader *r, int32_t *dst, size_t cap, uint32_t *n);
+int sp_read_i64_array(sp_reader *r, int64_t *dst, size_t cap, uint32_t *n);
+int sp_read_u8_array(sp_reader *r, uint8_t *dst, size_t cap, uint32_t *n);
+int sp_read_u16_array(sp_reader *r, uint16_t *dst, size_t cap, uint32_t *n);
+int sp_read_u32_array(sp_reader *r, uint32_t *dst, size_t cap, uint32_t *n);
+int sp_read_u64_array(sp_reader *r, uint64_t *dst, size_t cap, uint32_t *n);
+int sp_read_f32_array(sp_reader *r, float *dst, size_t cap, uint32_t *n);
+int sp_read_f64_array(sp_reader *r, double *dst, size_t cap, uint32_t *n);
+
 /* The int32 encoder in use: "simd128", "sse2" or "scalar". */
 const char *sp_bulk_i32_kernel(void);
 

@@ -77,4 +77,35 @@ static inline sp_value sp_custom(sp_format_fn fn, const void *value) {
   sp_value v; v.kind = SP_CUSTOM; v.as.custom.fn = fn; v.as.custom.value = value; return v;
 }
 
+/* ---- decoding into a value tree (sp_value_decode.c) ------------------ */
+
+#include "sp_reader.h"
+
+/* A decoded tree's memory: every container's items and (unless borrowed)
+** every str/bin/ext body, in a few arena blocks. Free with sp_doc_free. */
+typedef struct sp_doc {
+  struct sp_doc_block *blocks;
+  uint64_t bytes;            /* allocated for this document */
+} sp_doc;
+
+typedef struct sp_decode_options {
+  unsigned max_depth;        /* 0 -> 500 */
+  int borrow;                /* 1: str/bin/ext point into the input (which must
+                                outlive the tree) when they lie in one segment */
+} sp_decode_options;
+
+/* Decodes one value from r into *out, allocating in doc (which starts
+** zeroed: sp_doc d = {0}). Positive integers become SP_UINT, negative ones
+** SP_INT, ext -1 of 4/8/12 bytes SP_TIMESTAMP. On failure returns the
+** reader's error code; *out is nil and doc may hold partial allocations
+** (sp_doc_free releases them). */
+sp_code sp_value_decode(sp_reader *r, const sp_decode_options *opt, sp_doc *doc, sp_value *out);
+
+/* Decodes the whole of data (trailing bytes are SP_E_INVALID). */
+sp_code sp_value_decode_bytes(const void *data, size_t len, const sp_decode_options *opt,
+                              sp_doc *doc, sp_value *out, sp_error *err);
+
+/* Frees everything a decode allocated in doc. No operation on NULL. */
+void sp_doc_free(sp_doc *doc);
+
 #endif

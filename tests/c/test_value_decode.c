@@ -1,0 +1,197 @@
+/*
+** test_value_decode.c -- MessagePack into an sp_value tree and back.
+** Re-encoding a decoded tree gives the same bytes; borrowing allocates no
+** bodies; hostile input (deep nesting, huge claims, truncation, failing
+** allocations) ends in a clear error with nothing leaked.
+*/
+#include <stdlib.h>
+#include <string.h>
+
+#include "fixtures.h"
+#include "sp_test.h"
+
+/* A message with every kind inside: map, arrays, ints, floats, str, bin,
+** ext, timestamps of each form, nil, bools. */
+static sp_bytes sample(void) {
+  static const uint8_t blob[3] = {1, 2, 3};
+  sp_value tags[3] = {sp_str("a"), sp_str("bb"), sp_str("한국어")};
+  sp_value times[3] = {sp_timestamp(1, 0), sp_timestamp(1, 5), sp_timestamp(-1, 7)};
+  sp_value nums[8] = {sp_uint(0), sp_uint(200), sp_int(-33), sp_int(INT64_MIN),
+                      sp_uint(UINT64_MAX), sp_float(1.5f), sp_double(-2.25), sp_nil()};
+  sp_value kv[12] = {sp_str("tags"), sp_array(tags, 3), sp_str("times"), sp_array(times, 3),
+                     sp_str("nums"), sp_array(nums, 8), sp_str("bin"), sp_bin(blob, 3),
+                     sp_str("ext"), sp_ext(42, blob, 3), sp_str("ok"), sp_bool(1)};
+  sp_value v = sp_map(kv, 6);
+  sp_bytes b;
+  sp_to_array(sp_format_value, &v, NULL, &b, NULL);
+  return b;
+}
+
+static int reencodes_to(const sp_value *v, const sp_bytes *want) {
+  sp_bytes again;
+  int ok = sp_to_array(sp_format_value, v, NULL, &again, NULL) == SP_OK &&
+           CHECK_BYTES(again.data, again.len, want->data, want->len);
+  sp_bytes_free(&again);
+  return ok;
+}
+
+static void decoded_tree_reencodes_to_the_same_bytes(void) {
+  sp_bytes b = sample();
+  sp_doc doc = {0};
+  sp_value v;
+  CHECK(sp_value_decode_bytes(b.data, b.len, NULL, &doc, &v, NULL) == SP_OK);
+  CHECK(v.kind == SP_MAP && v.as.map.n == 6);
+  CHECK(v.as.map.pairs[3].as.array.items[2].kind == SP_TIMESTAMP);
+  CHECK(v.as.map.pairs[3].as.array.items[2].as.ts.sec == -1);
+  CHECK(v.as.map.pairs[5].as.array.items[2].kind == SP_INT);     /* negative */
+  CHECK(v.as.map.pairs[5].as.array.items[1].kind == SP_UINT);    /* positive */
+  reencodes_to(&v, &b);
+  sp_doc_free(&doc);
+  sp_bytes_free(&b);
+}
+
+static void borrowed_bodies_point_into_the_input(void) {
+  sp_bytes b = sample();
+  sp_doc copied = {0}, borrowed = {0};
+  sp_decode_options opt = {0, 1};
+  sp_value v, w;
+  const sp_value *tag;
+  CHECK(sp_value_decode_bytes(b.data, b.len, NULL, &copied, &v, NULL) == SP_OK);
+  CHECK(sp_value_decode_bytes(b.data, b.len, &opt, &borrowed, &w, NULL) == SP_OK);
+  tag = &w.as.map.pairs[1].as.array.items[2];
+  CHECK((const uint8_t *)tag->as.str.ptr > b.data && (const uint8_t *)tag->as.str.ptr < b.data + b.len);
+  tag = &v.as.map.pairs[1].as.array.items[2];
+  CHECK(!((const uint8_t *)tag->as.str.ptr >= b.data && (const uint8_t *)tag->as.str.ptr < b.data + b.len));
+  reencodes_to(&w, &b);
+  sp_doc_free(&copied);
+  sp_doc_free(&borrowed);
+  sp_bytes_free(&b);
+}
+
+static void ten_million_deep_nesting_stops_at_the_depth_limit(void) {
+  size_t n = 10000000;
+  uint8_t *deep = malloc(n + 1);
+  sp_doc doc = {0};
+  sp_value v;
+  sp_error e;
+  memset(deep, 0x91, n);
+  deep[n] = 0xc0;
+  CHECK(sp_value_decode_bytes(deep, n + 1, NULL, &doc, &v, &e) == SP_E_DEPTH);
+  CHECK(e.offset == 500 && v.kind == SP_NIL);
+  sp_doc_free(&doc);
+  free(deep);
+}
+
+static void huge_array_claim_allocates_nothing(void) {
+  static const uint8_t huge[10] = {0xdd, 0xff, 0xff, 0xff, 0xff, 1, 2, 3, 4, 5};
+  static const uint8_t huge_map[6] = {0xdf, 0x80, 0x00, 0x00, 0x00, 0xc0};
+  sp_doc doc = {0};
+  sp_value v;
+  sp_error e;
+  sp_alloc_stats a;
+  sp_alloc_stats_reset();
+  CHECK(sp_value_decode_bytes(huge, sizeof huge, NULL, &doc, &v, &e) == SP_E_LIMIT);
+  CHECK(e.offset == 0);
+  CHECK(sp_value_decode_bytes(huge_map, sizeof huge_map, NULL, &doc, &v, &e) == SP_E_LIMIT);
+  sp_alloc_stats_get(&a);
+  CHECK(a.alloc_calls == 0);
+  sp_doc_free(&doc);
+}
+
+static void every_truncation_fails_cleanly(void) {
+  sp_bytes b = sample();
+  int64_t live = sp_alloc_live_bytes();
+  for (size_t len = 0; len < b.len; len++) {
+    sp_doc doc = {0};
+    sp_value v;
+    sp_error e;
+    uint8_t *cut = malloc(len ? len : 1);     /* exact size: ASan sees any over-read */
+    memcpy(cut, b.data, len);
+    sp_code code = sp_value_decode_bytes(cut, len, NULL, &doc, &v, &e);
+    CHECK(code == SP_E_TRUNCATED || code == SP_E_LIMIT);
+    CHECK(e.offset <= len);
+    sp_doc_free(&doc);
+    free(cut);
+  }
+  CHECK(sp_alloc_live_bytes() == live);
+  sp_bytes_free(&b);
+}
+
+static void c1_and_trailing_bytes_are_invalid(void) {
+  static const uint8_t c1[3] = {0x92, 0x01, 0xc1};
+  static const uint8_t trailing[2] = {0x01, 0x02};
+  static const uint8_t bad_ts[8] = {0xc7, 0x05, 0xff, 0, 0, 0, 0, 0};
+  sp_doc doc = {0};
+  sp_value v;
+  sp_error e;
+  CHECK(sp_value_decode_bytes(c1, 3, NULL, &doc, &v, &e) == SP_E_INVALID && e.offset == 2);
+  CHECK(sp_value_decode_bytes(trailing, 2, NULL, &doc, &v, &e) == SP_E_INVALID && e.offset == 1);
+  CHECK(sp_value_decode_bytes(bad_ts, 8, NULL, &doc, &v, &e) == SP_E_INVALID && e.offset == 0);
+  sp_doc_free(&doc);
+}
+
+static long countdown = -1;
+
+static void *failing_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
+  (void)ud; (void)osize;
+  if (nsize == 0) { free(ptr); return NULL; }
+  if (countdown >= 0 && countdown-- == 0) return NULL;
+  return realloc(ptr, nsize);
+}
+
+static void failing_allocations_report_nomem_and_leak_nothing(void) {
+  sp_bytes b = sample();
+  int64_t live = sp_alloc_live_bytes();
+  int nomem = 0;
+  sp_alloc_set_hook(failing_alloc, NULL);
+  for (long n = 0; n < 10; n++) {
+    sp_doc doc = {0};
+    sp_value v;
+    countdown = n;
+    if (sp_value_decode_bytes(b.data, b.len, NULL, &doc, &v, NULL) == SP_E_NOMEM) nomem++;
+    countdown = -1;
+    sp_doc_free(&doc);
+  }
+  sp_alloc_set_hook(NULL, NULL);
+  CHECK(nomem >= 1);
+  CHECK(sp_alloc_live_bytes() == live);
+  sp_bytes_free(&b);
+}
+
+/* The same message split into 3-byte segments decodes to the same tree. */
+static void segmented_input_decodes_like_contiguous(void) {
+  sp_bytes b = sample();
+  size_t nsegs = (b.len + 2) / 3;
+  sp_segment *segs = calloc(nsegs, sizeof *segs);
+  sp_sequence seq;
+  sp_reader r;
+  sp_doc doc = {0};
+  sp_value v;
+  for (size_t i = 0; i < nsegs; i++) {
+    segs[i].data = b.data + 3 * i;
+    segs[i].used = segs[i].capacity = b.len - 3 * i < 3 ? b.len - 3 * i : 3;
+  }
+  memset(&seq, 0, sizeof seq);
+  seq.segs = segs;
+  seq.nsegs = nsegs;
+  seq.length = b.len;
+  sp_reader_init_sequence(&r, &seq);
+  CHECK(sp_value_decode(&r, NULL, &doc, &v) == SP_OK && r.remaining == 0);
+  reencodes_to(&v, &b);
+  sp_doc_free(&doc);
+  free(segs);
+  sp_bytes_free(&b);
+}
+
+int main(void) {
+  SP_RUN(decoded_tree_reencodes_to_the_same_bytes);
+  SP_RUN(borrowed_bodies_point_into_the_input);
+  SP_RUN(ten_million_deep_nesting_stops_at_the_depth_limit);
+  SP_RUN(huge_array_claim_allocates_nothing);
+  SP_RUN(every_truncation_fails_cleanly);
+  SP_RUN(c1_and_trailing_bytes_are_invalid);
+  SP_RUN(failing_allocations_report_nomem_and_leak_nothing);
+  SP_RUN(segmented_input_decodes_like_contiguous);
+  sp_shutdown();
+  return sp_test_summary();
+}
