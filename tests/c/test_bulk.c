@@ -1,0 +1,187 @@
+/*
+** test_bulk.c -- numeric arrays as standard MessagePack arrays.
+** Smallest forms per element, SIMD output equal to scalar on every range,
+** chunked reservations that never leave the pool (the document's 30,000
+** ints), and reading back into caller arrays with range checks.
+*/
+#include <stdlib.h>
+#include <string.h>
+
+#include "fixtures.h"
+#include "sp_test.h"
+
+typedef struct i32s { const int32_t *v; size_t n; } i32s;
+
+static int write_i32s(sp_writer *w, const void *value) {
+  const i32s *a = value;
+  sp_write_i32_array(w, a->v, a->n);
+  return 0;
+}
+
+static void i32_array_uses_smallest_forms(void) {
+  static const int32_t v[6] = {0, -32, 128, 256, 65536, INT32_MIN};
+  static const uint8_t want[] = {0x96, 0x00, 0xE0, 0xCC, 0x80, 0xCD, 0x01, 0x00,
+                                 0xCE, 0x00, 0x01, 0x00, 0x00, 0xD2, 0x80, 0x00, 0x00, 0x00};
+  i32s a = {v, 6};
+  sp_bytes b;
+  CHECK(sp_to_array(write_i32s, &a, NULL, &b, NULL) == SP_OK);
+  CHECK_BYTES(b.data, b.len, want, sizeof want);
+  sp_bytes_free(&b);
+}
+
+/* Values drawn from every form's range, so groups of four mix kinds. */
+static int32_t mixed_value(unsigned i, unsigned seed) {
+  unsigned h = (i * 2654435761u) ^ seed;
+  switch ((h >> 3) % 7) {
+    case 0: return (int32_t)(h % 160) - 32;          /* one byte */
+    case 1: return 128 + (int32_t)(h % 128);          /* cc */
+    case 2: return 256 + (int32_t)(h % 65280);        /* cd */
+    case 3: return (int32_t)h;                        /* anything */
+    case 4: return -(int32_t)(h % 40000);             /* d0/d1 */
+    case 5: return 65536 + (int32_t)(h % 1000000);    /* ce */
+    default: return (int32_t)(i % 128);               /* runs of fixints */
+  }
+}
+
+static void simd_output_equals_scalar_output(void) {
+  static const unsigned lengths[] = {0, 1, 3, 4, 5, 7, 8, 4095, 4096, 4097, 30000, 100003};
+  for (size_t l = 0; l < sizeof lengths / sizeof lengths[0]; l++) {
+    unsigned n = lengths[l];
+    int32_t *v = malloc((n ? n : 1) * sizeof *v);
+    i32s a = {v, n};
+    sp_bytes s, d;
+    for (unsigned i = 0; i < n; i++) v[i] = l % 2 ? mixed_value(i, l) : (int32_t)i;
+    sp_bulk_force_scalar(1);
+    CHECK(sp_to_array(write_i32s, &a, NULL, &s, NULL) == SP_OK);
+    sp_bulk_force_scalar(0);
+    CHECK(sp_to_array(write_i32s, &a, NULL, &d, NULL) == SP_OK);
+    CHECK_BYTES(d.data, d.len, s.data, s.len);
+    sp_bytes_free(&s);
+    sp_bytes_free(&d);
+    free(v);
+  }
+}
+
+static void thirty_thousand_ints_make_no_unpooled_allocation(void) {
+  static int32_t v[30000];
+  i32s a = {v, 30000};
+  sp_bytes b;
+  sp_alloc_stats st;
+  for (int i = 0; i < 30000; i++) v[i] = i;
+  CHECK(sp_to_array(write_i32s, &a, NULL, &b, NULL) == SP_OK);     /* warm-up */
+  sp_bytes_free(&b);
+  sp_alloc_stats_reset();
+  CHECK(sp_to_array(write_i32s, &a, NULL, &b, NULL) == SP_OK);
+  sp_alloc_stats_get(&st);
+  CHECK(b.len == 89619);
+  CHECK(st.unpooled_calls == 0);
+  CHECK(st.alloc_calls == 1 && st.alloc_bytes == 89619);         /* only the result */
+  sp_bytes_free(&b);
+}
+
+static void i32_array_reads_back_into_a_caller_array(void) {
+  static int32_t v[30000], back[30000];
+  i32s a = {v, 30000};
+  sp_bytes b;
+  sp_reader r;
+  uint32_t n;
+  for (int i = 0; i < 30000; i++) v[i] = mixed_value((unsigned)i, 9);
+  CHECK(sp_to_array(write_i32s, &a, NULL, &b, NULL) == SP_OK);
+  sp_reader_init(&r, b.data, b.len);
+  CHECK(sp_read_i32_array(&r, back, 30000, &n) && n == 30000 && r.remaining == 0);
+  CHECK(memcmp(v, back, sizeof v) == 0);
+  sp_reader_init(&r, b.data, b.len);
+  CHECK(!sp_read_i32_array(&r, back, 29999, &n) && r.err.code == SP_E_LIMIT);
+  sp_bytes_free(&b);
+}
+
+/* Every other element type, written and read back at its extremes. */
+typedef struct all_types {
+  int8_t i8[3]; int16_t i16[3]; int64_t i64[3];
+  uint8_t u8[3]; uint16_t u16[3]; uint32_t u32[3]; uint64_t u64[3];
+  float f32[3]; double f64[3];
+} all_types;
+
+static int write_all(sp_writer *w, const void *value) {
+  const all_types *t = value;
+  sp_write_i8_array(w, t->i8, 3);
+  sp_write_i16_array(w, t->i16, 3);
+  sp_write_i64_array(w, t->i64, 3);
+  sp_write_u8_array(w, t->u8, 3);
+  sp_write_u16_array(w, t->u16, 3);
+  sp_write_u32_array(w, t->u32, 3);
+  sp_write_u64_array(w, t->u64, 3);
+  sp_write_f32_array(w, t->f32, 3);
+  sp_write_f64_array(w, t->f64, 3);
+  return 0;
+}
+
+static void every_element_type_round_trips_at_its_extremes(void) {
+  all_types t = {{INT8_MIN, -1, INT8_MAX}, {INT16_MIN, 0, INT16_MAX},
+                 {INT64_MIN, -33, INT64_MAX}, {0, 127, UINT8_MAX}, {0, 256, UINT16_MAX},
+                 {0, 65536, UINT32_MAX}, {0, 1ull << 32, UINT64_MAX},
+                 {-1.5f, 0.0f, 3.25f}, {-1e300, 0.5, 1e-300}};
+  all_types back;
+  sp_bytes b;
+  sp_reader r;
+  uint32_t n;
+  int ok = 1;
+  memset(&back, 0, sizeof back);
+  CHECK(sp_to_array(write_all, &t, NULL, &b, NULL) == SP_OK);
+  sp_reader_init(&r, b.data, b.len);
+  ok &= sp_read_i8_array(&r, back.i8, 3, &n);
+  ok &= sp_read_i16_array(&r, back.i16, 3, &n);
+  ok &= sp_read_i64_array(&r, back.i64, 3, &n);
+  ok &= sp_read_u8_array(&r, back.u8, 3, &n);
+  ok &= sp_read_u16_array(&r, back.u16, 3, &n);
+  ok &= sp_read_u32_array(&r, back.u32, 3, &n);
+  ok &= sp_read_u64_array(&r, back.u64, 3, &n);
+  ok &= sp_read_f32_array(&r, back.f32, 3, &n);
+  ok &= sp_read_f64_array(&r, back.f64, 3, &n);
+  CHECK(ok && r.remaining == 0);
+  CHECK(!memcmp(t.i8, back.i8, sizeof t.i8) && !memcmp(t.i16, back.i16, sizeof t.i16));
+  CHECK(!memcmp(t.i64, back.i64, sizeof t.i64) && !memcmp(t.u8, back.u8, sizeof t.u8));
+  CHECK(!memcmp(t.u16, back.u16, sizeof t.u16) && !memcmp(t.u32, back.u32, sizeof t.u32));
+  CHECK(!memcmp(t.u64, back.u64, sizeof t.u64) && !memcmp(t.f32, back.f32, sizeof t.f32));
+  CHECK(!memcmp(t.f64, back.f64, sizeof t.f64));
+  CHECK(b.data[0] == 0x93 && b.data[1] == 0xD0 && b.data[2] == 0x80);   /* -128 as d0 */
+  sp_bytes_free(&b);
+}
+
+static void out_of_range_element_is_an_overflow_at_its_offset(void) {
+  static const uint8_t bytes[] = {0x92, 0x01, 0xCC, 0xC8};   /* [1, 200] */
+  int8_t dst[2];
+  sp_reader r;
+  uint32_t n;
+  sp_reader_init(&r, bytes, sizeof bytes);
+  CHECK(!sp_read_i8_array(&r, dst, 2, &n));
+  CHECK(r.err.code == SP_E_OVERFLOW && r.err.offset == 2);
+}
+
+static void cancelled_before_a_bulk_write_writes_no_element(void) {
+  static const int32_t v[4] = {1, 2, 3, 4};
+  atomic_int cancel = 1;
+  sp_writer w;
+  sp_buffer buf;
+  sp_output out = sp_buffer_output(&buf);
+  sp_buffer_init(&buf);
+  sp_writer_init_output(&w, &out);
+  w.cancel = &cancel;
+  sp_write_i32_array(&w, v, 4);
+  CHECK(sp_writer_flush(&w) == SP_E_CANCELLED);
+  CHECK(sp_writer_length(&w) <= 1);           /* at most the header */
+  sp_buffer_free(&buf);
+}
+
+int main(void) {
+  SP_RUN(i32_array_uses_smallest_forms);
+  SP_RUN(simd_output_equals_scalar_output);
+  SP_RUN(thirty_thousand_ints_make_no_unpooled_allocation);
+  SP_RUN(i32_array_reads_back_into_a_caller_array);
+  SP_RUN(every_element_type_round_trips_at_its_extremes);
+  SP_RUN(out_of_range_element_is_an_overflow_at_its_offset);
+  SP_RUN(cancelled_before_a_bulk_write_writes_no_element);
+  printf("int32 kernel: %s\n", sp_bulk_i32_kernel());
+  sp_shutdown();
+  return sp_test_summary();
+}
