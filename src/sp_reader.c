@@ -202,14 +202,14 @@ static int read_ranged(sp_reader *r, int64_t lo, uint64_t hi, uint64_t *u, int *
 
 #define SIGNED_READER(name, type, lo, hi)                              \
   int name(sp_reader *r, type *out) {                                  \
-    uint64_t u; int neg;                                               \
+    uint64_t u = 0; int neg = 0;                                       \
     if (!read_ranged(r, (lo), (uint64_t)(hi), &u, &neg)) return 0;     \
     *out = (type)(int64_t)u;                                           \
     return 1;                                                          \
   }
 #define UNSIGNED_READER(name, type, hi)                                \
   int name(sp_reader *r, type *out) {                                  \
-    uint64_t u; int neg;                                               \
+    uint64_t u = 0; int neg = 0;                                       \
     if (!read_ranged(r, 0, (hi), &u, &neg)) return 0;                  \
     *out = (type)u;                                                    \
     return 1;                                                          \
@@ -234,7 +234,8 @@ int sp_read_double(sp_reader *r, double *out) {
     else { uint64_t bits = load64(p + 1); memcpy(out, &bits, 8); }
     return 1;
   } else {
-    uint64_t u; int neg;
+    uint64_t u = 0;
+    int neg = 0;
     if (!read_integer(r, &u, &neg)) return 0;
     *out = neg ? (double)(int64_t)u : (double)u;
     return 1;
@@ -347,7 +348,7 @@ static int read_body_view(sp_reader *r, uint32_t len, const uint8_t **p) {
 }
 
 int sp_read_str(sp_reader *r, const char **p, uint32_t *len) {
-  uint32_t n;
+  uint32_t n = 0;
   const uint8_t *body;
   if (!sp_read_str_header(r, &n) || !read_body_view(r, n, &body)) return 0;
   *p = (const char *)body;
@@ -356,7 +357,7 @@ int sp_read_str(sp_reader *r, const char **p, uint32_t *len) {
 }
 
 int sp_read_bin(sp_reader *r, const uint8_t **p, uint32_t *len) {
-  uint32_t n;
+  uint32_t n = 0;
   const uint8_t *body;
   if (!sp_read_bin_header(r, &n) || !read_body_view(r, n, &body)) return 0;
   *p = body;
@@ -367,8 +368,8 @@ int sp_read_bin(sp_reader *r, const uint8_t **p, uint32_t *len) {
 int sp_read_timestamp(sp_reader *r, int64_t *sec, uint32_t *nsec) {
   uint64_t at = sp_reader_offset(r);
   uint8_t body[12];
-  uint32_t len, ns;
-  int8_t type;
+  uint32_t len = 0, ns;
+  int8_t type = 0;
   int64_t s;
   if (!sp_read_ext_header(r, &type, &len)) return 0;
   if (type != -1 || (len != 4 && len != 8 && len != 12)) {
