@@ -27,12 +27,14 @@ static void *doc_alloc(sp_doc *doc, size_t n) {
   sp_doc_block *b = doc->blocks;
   n = (n + 15) & ~(size_t)15;
   if (b == NULL || b->size - b->used < n) {
-    size_t size = n > BLOCK_SIZE ? n : BLOCK_SIZE;
+    size_t block = doc->block_hint ? doc->block_hint : BLOCK_SIZE;
+    size_t size = n > block ? n : block;
+    doc->block_hint = BLOCK_SIZE;
     if (size > SIZE_MAX - HEADER || (b = sp_malloc(HEADER + size)) == NULL) return NULL;
     doc->bytes += HEADER + size;
     b->size = size;
     b->used = 0;
-    if (n > BLOCK_SIZE && doc->blocks != NULL) {   /* keep filling the current block */
+    if (n > block && doc->blocks != NULL) {        /* keep filling the current block */
       b->next = doc->blocks->next;
       doc->blocks->next = b;
     } else {
@@ -121,8 +123,57 @@ static int decode_number(decoder *d, sp_type t, sp_value *out) {
   return 1;
 }
 
+static uint64_t big64(const uint8_t *p) {
+  uint64_t v = 0;
+  for (int i = 0; i < 8; i++) v = v << 8 | p[i];
+  return v;
+}
+
+/* The commonest values, read in place when the next 9 bytes lie in the
+** current segment: fixints, nil, bools, 8/16-bit ints, doubles and fixstr
+** bodies that are borrowed or copied. Returns 0 for anything else. */
+static int decode_quick(decoder *d, sp_value *out) {
+  sp_reader *r = d->r;
+  const uint8_t *p = r->cur;
+  size_t k;
+  uint8_t b;
+  if (r->end - p < 9) return 0;
+  b = p[0];
+  if (b <= 0x7f) { *out = sp_uint(b); k = 1; }
+  else if (b >= 0xe0) { *out = sp_int((int8_t)b); k = 1; }
+  else if (b == 0xc0) { *out = sp_nil(); k = 1; }
+  else if (b == 0xc2 || b == 0xc3) { *out = sp_bool(b == 0xc3); k = 1; }
+  else if (b == 0xcc) { *out = sp_uint(p[1]); k = 2; }
+  else if (b == 0xcd) { *out = sp_uint((uint64_t)(p[1] << 8 | p[2])); k = 3; }
+  else if (b == 0xcb) {
+    uint64_t bits = big64(p + 1);
+    double x;
+    memcpy(&x, &bits, 8);
+    *out = sp_double(x);
+    k = 9;
+  } else if (b >= 0xa0 && b <= 0xbf && (size_t)(r->end - p) > (size_t)(b & 0x1f)) {
+    size_t n = b & 0x1f;
+    const void *data = p + 1;
+    if (!d->borrow) {
+      void *copy = doc_alloc(d->doc, n ? n : 1);
+      if (copy == NULL) return 0;                 /* the slow path reports it */
+      memcpy(copy, p + 1, n);
+      data = copy;
+    }
+    *out = sp_strn(data, n);
+    k = 1 + n;
+  } else {
+    return 0;
+  }
+  r->cur += k;
+  r->remaining -= k;
+  return 1;
+}
+
 static int decode_value(decoder *d, sp_value *out) {
-  sp_type t = sp_peek(d->r);
+  sp_type t;
+  if (decode_quick(d, out)) return 1;
+  t = sp_peek(d->r);
   uint32_t n;
   const void *data;
   int b;
@@ -158,6 +209,8 @@ sp_code sp_value_decode(sp_reader *r, const sp_decode_options *opt, sp_doc *doc,
   d.doc = doc;
   d.borrow = opt ? opt->borrow : 0;
   if (opt && opt->max_depth) r->max_depth = opt->max_depth;
+  if (doc->blocks == NULL && doc->block_hint == 0)   /* a small message, a small block */
+    doc->block_hint = r->remaining < BLOCK_SIZE / 4 ? (size_t)r->remaining * 4 + 64 : BLOCK_SIZE;
   if (!decode_value(&d, out)) *out = sp_nil();
   return r->err.code;
 }

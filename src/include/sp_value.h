@@ -86,6 +86,7 @@ static inline sp_value sp_custom(sp_format_fn fn, const void *value) {
 typedef struct sp_doc {
   struct sp_doc_block *blocks;
   uint64_t bytes;            /* allocated for this document */
+  size_t block_hint;         /* size of the next block; 0 -> 16 KiB */
 } sp_doc;
 
 typedef struct sp_decode_options {
