@@ -1,7 +1,9 @@
 /*
 ** sp_pool.h -- byte-array pools behind one interface.
-** Owns: the pool interface (rent / give back / stats / destroy) and the
-** bounded bucket pool. Must not touch: sequences or writers, which only rent.
+** Owns: the pool interface (rent / give back / stats / destroy), the bounded
+** bucket pool, and the constructors of the shared pool (sp_pool_shared.c) and
+** the lock-free pool (sp_pool_lockfree.c). Must not touch: sequences or
+** writers, which only rent.
 **
 ** The bounded bucket pool is .NET's ArrayPool<byte>.Create(80 * 1024, 100):
 ** power-of-two buckets from 16 B up to the largest bucket (128 KiB for that
@@ -84,6 +86,49 @@ sp_pool *sp_bucket_pool_create(size_t max_len, unsigned per_bucket);
 ** sp_bucket_pool_create(80 * 1024, 100), i.e. buckets up to 128 KiB.
 ** Created on first use; freed by sp_shutdown. */
 sp_pool *sp_pool_default(void);
+
+/* Creates a shared pool, .NET's ArrayPool<byte>.Shared: 27 buckets of
+** 16 B .. 1 GiB; per bucket one slot per thread (no lock) and 'partitions'
+** bounded stacks of 'per_partition' arrays, each behind its own lock.
+**   partitions     0 -> the number of online CPUs (at least 1)
+**   per_partition  0 -> 32
+** Rent: the thread's slot, then the partitions starting at the thread's own,
+** then a fresh array of the full bucket size. Return: into the thread's slot;
+** the array it displaces goes to a partition, or is freed when all are full.
+** Requests over 1 GiB are allocated exactly and freed on return (unpooled).
+** A thread's slot arrays are freed when it exits (counted as trims).
+** The caller owns the pool and frees it with sp_pool_destroy once no thread
+** rents or returns on it any more; threads that still hold slots for it need
+** not have exited (their slots are freed by the destroy). NULL on no memory
+** or arguments over 1024 partitions / 1,048,576 arrays per partition. */
+sp_pool *sp_shared_pool_create(unsigned partitions, unsigned per_partition);
+
+/* Age-based trimming of a shared pool, for a caller-driven clock (.NET runs
+** it after each gen2 GC). Frees the arrays nobody has used for 'idle_ms':
+** a partition frees the arrays that stayed below its lowest fill since the
+** previous timed trim, once 'idle_ms' has passed since that trim; a thread
+** slot is freed when an earlier timed trim found it holding an array and
+** stamped it at least 'idle_ms' ago, and the owner has not refilled it since.
+** The first call only stamps. 'now_ms' is any monotonic clock in ms. Returns
+** how many arrays were freed; 0 (and nothing done) for other pool kinds. Safe
+** while other threads rent and return. */
+size_t sp_shared_pool_trim_idle(sp_pool *pool, uint64_t now_ms, uint64_t idle_ms);
+
+/* Frees the calling thread's slot arrays in every shared pool now, as its
+** exit would (threads do this at exit; the main thread's exit callbacks do
+** not run, so it may call this, or rely on sp_pool_destroy). Cannot fail. */
+void sp_shared_pool_release_thread(void);
+
+/* Creates a lock-free pool for arrays rented on one thread and returned on
+** another: buckets 16 B .. max_len rounded up to a power of two (at most
+** 1 GiB), each a bounded multi-producer multi-consumer queue of 'per_bucket'
+** arrays (rounded up to a power of two, at least 2) built only on C11
+** atomics. Rent: dequeue, else a fresh full-size array. Return: enqueue, else
+** free (a drop). Requests over the largest bucket are exact and unpooled.
+** The caller owns it and frees it with sp_pool_destroy after every rented
+** array came back. NULL on bad arguments (0, or per_bucket over 2^24) or no
+** memory. */
+sp_pool *sp_lockfree_pool_create(size_t max_len, unsigned per_bucket);
 
 /* Bucket index of a request size: 1..16 -> 0, 17..32 -> 1, ... */
 static inline unsigned sp_pool_bucket_index(size_t n) {
