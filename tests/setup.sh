@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # Installs what the build and tests need on Debian, or says what is missing.
 # Usage: tests/setup.sh            (native C toolchain, msgpack-c for the
-#                                    interop check and the benchmark)
+#                                    interop check and the benchmark; the
+#                                    WebAssembly toolchains: Emscripten with
+#                                    node-acorn for its optimizer, clang with
+#                                    wasi-libc and wasm32 compiler-rt)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -10,6 +13,14 @@ command -v cmake >/dev/null || missing+=(cmake)
 command -v gcc >/dev/null || missing+=(gcc)
 command -v make >/dev/null || missing+=(make)
 [ -f /usr/include/msgpack.h ] || missing+=(libmsgpack-dev)
+command -v emcc >/dev/null || missing+=(emscripten)
+dpkg -s node-acorn >/dev/null 2>&1 || missing+=(node-acorn)
+command -v clang >/dev/null || missing+=(clang)
+command -v wasm-ld >/dev/null || missing+=(lld)
+dpkg -s wasi-libc >/dev/null 2>&1 || missing+=(wasi-libc)
+dpkg -s libclang-rt-dev-wasm32 >/dev/null 2>&1 || missing+=(libclang-rt-dev-wasm32)
+command -v node >/dev/null || missing+=(nodejs)
+command -v npm >/dev/null || missing+=(npm)
 
 if [ ${#missing[@]} -gt 0 ]; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
@@ -24,6 +35,9 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 
 # npm dependencies, exactly as locked, when the lock names any.
-if [ -f package-lock.json ] && grep -q '"node_modules/' package-lock.json && [ ! -d node_modules ]; then
-  npm ci --no-audit --no-fund
+# (msgpackr and @msgpack/msgpack: the JS interop tests and bench/js-bench.mjs.)
+if [ -f package-lock.json ] && grep -q '"node_modules/' package-lock.json; then
+  if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+    npm ci --no-audit --no-fund
+  fi
 fi

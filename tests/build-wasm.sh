@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Builds the Emscripten modules into dist/ (wasm/CMakeLists.txt): the
+# pthread build and the single-threaded one. Incremental after the first run.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+# emcc's optimizer needs acorn: Debian's node-acorn lives in its own module folder.
+acorn_json="$(dpkg -L node-acorn 2>/dev/null | grep '/acorn/package.json$' | head -1 || true)"
+if [ -n "$acorn_json" ]; then
+  NODE_PATH="$(dirname "$(dirname "$acorn_json")")${NODE_PATH:+:$NODE_PATH}"
+  export NODE_PATH
+fi
+if [ ! -f build-wasm/CMakeCache.txt ]; then
+  # emcmake's own crossrunner passes --experimental-wasm-threads, which Node 20 rejects.
+  emcmake cmake -S wasm -B build-wasm -DCMAKE_CROSSCOMPILING_EMULATOR="$(command -v node)" >/dev/null
+fi
+cmake --build build-wasm -j"$(nproc 2>/dev/null || echo 2)" >/dev/null
+echo "== wasm: built dist/ ($(ls dist | tr '\n' ' '))"

@@ -1,0 +1,10 @@
+// node-shim.js -- emitted at the top of the Emscripten ES module (outside
+// its factory) with --extern-pre-js. Emscripten 3.1.6's ES-module output
+// still calls require() and reads __dirname when it runs under Node; an ES
+// module has neither, so give it both. Browsers and workers skip the block.
+var require, __dirname;
+if (typeof process === 'object' && process.versions && process.versions.node) {
+  const nodeModule = await import('node:module');
+  require = nodeModule.createRequire(import.meta.url);
+  __dirname = require('node:path').dirname(require('node:url').fileURLToPath(import.meta.url));
+}
