@@ -1,0 +1,397 @@
+// decoder.js -- MessagePack bytes to JS values, in JS.
+// Owns: reading every format, the limits (depth, lengths), the checks that
+// come before any allocation (a claimed length must fit in what remains:
+// one byte per array element, two per map entry), typed-array decoding of
+// numeric arrays, error codes with byte offsets. Must not touch: the WASM
+// module -- decoding builds JS values, which only JS can do, so the bytes
+// are read where they are.
+
+import { Ext } from './ext.js';
+import { ScratchpackError, codes, decodeError } from './errors.js';
+import { intRange, isTypedCtor } from './typed.js';
+import { readUtf8 } from './text.js';
+
+/** The defaults of every decode option. */
+export const decodeDefaults = Object.freeze({
+  int64: 'auto',          // 'auto' | 'bigint' | 'number' | 'string'
+  maps: 'auto',           // 'auto' (objects while keys are strings) | 'object' | 'map'
+  binary: 'copy',         // 'copy' | 'view' (a view of the input's memory)
+  typedArrays: false,     // false | 'auto' | a typed array constructor
+  maxDepth: 500,
+  maxStrLength: 0xffffffff,
+  maxBinLength: 0xffffffff,
+  maxArrayLength: 0xffffffff,
+  maxMapLength: 0xffffffff,
+  maxExtLength: 0xffffffff,
+});
+
+const int64Modes = ['auto', 'bigint', 'number', 'string'];
+const mapModes = ['auto', 'object', 'map'];
+
+/** Checks and completes decode options (a frozen, reusable object). */
+export function decodeOptions(o, base = decodeDefaults) {
+  if (o === undefined || o === null) return base;
+  const r = { ...base, ...o };
+  const bad = (what) => new ScratchpackError(codes.INVALID_ARGUMENT, what);
+  if (!int64Modes.includes(r.int64)) throw bad(`int64 must be one of ${int64Modes.join(', ')}`);
+  if (!mapModes.includes(r.maps)) throw bad(`maps must be one of ${mapModes.join(', ')}`);
+  if (r.binary !== 'copy' && r.binary !== 'view') throw bad("binary must be 'copy' or 'view'");
+  if (r.typedArrays !== false && r.typedArrays !== 'auto' && !isTypedCtor(r.typedArrays))
+    throw bad("typedArrays must be false, 'auto' or a typed array constructor");
+  for (const k of ['maxDepth', 'maxStrLength', 'maxBinLength', 'maxArrayLength', 'maxMapLength', 'maxExtLength'])
+    if (!Number.isInteger(r[k]) || r[k] < 0) throw bad(`${k} must be a non-negative integer`);
+  return Object.freeze(r);
+}
+
+let src = null;
+let pos = 0;
+let len = 0;
+let dv = null;
+let opt = decodeDefaults;
+let f64 = new Float64Array(1024);    // typed decoding scans numbers into this first
+
+/** Decodes exactly one value from bytes (a Uint8Array, ArrayBuffer or other view). */
+export function decodeValue(bytes, options) {
+  // No user code runs while decoding, so the state needs no saving.
+  src = asBytes(bytes); pos = 0; len = src.length; dv = null; opt = options;
+  try {
+    const v = read(0);
+    if (pos !== len) throw decodeError(codes.TRAILING_BYTES, pos, `${len - pos} bytes left after the value`);
+    return v;
+  } finally {
+    src = null;
+    dv = null;
+  }
+}
+
+function asBytes(b) {
+  if (b instanceof Uint8Array) return b;
+  if (ArrayBuffer.isView(b)) return new Uint8Array(b.buffer, b.byteOffset, b.byteLength);
+  if (b instanceof ArrayBuffer || (typeof SharedArrayBuffer === 'function' && b instanceof SharedArrayBuffer))
+    return new Uint8Array(b);
+  throw new ScratchpackError(codes.INVALID_ARGUMENT, 'decode takes a Uint8Array, another typed array or an ArrayBuffer');
+}
+
+function view() {
+  if (dv === null) dv = new DataView(src.buffer, src.byteOffset, src.byteLength);
+  return dv;
+}
+
+const truncated = (at, what) => decodeError(codes.TRUNCATED, at, `input ends inside ${what}`);
+
+// Makes sure n more bytes are there for the value that started at 'at'.
+function need(n, at, what) {
+  if (len - pos < n) throw truncated(at, what);
+}
+
+function read(depth) {
+  if (pos >= len) throw truncated(pos, 'a value (no bytes left)');
+  const at = pos;
+  const c = src[pos++];
+  if (c < 0xa0) {
+    if (c < 0x80) return c;
+    if (c < 0x90) return readMap(c & 15, depth, at);
+    return readArray(c & 15, depth, at);
+  }
+  if (c < 0xc0) return readStr(c & 31, at);
+  if (c >= 0xe0) return c - 256;
+  switch (c) {
+    case 0xc0: return null;
+    case 0xc1: throw decodeError(codes.INVALID_CODE, at, '0xc1 is never used in MessagePack');
+    case 0xc2: return false;
+    case 0xc3: return true;
+    case 0xc4: return readBin(len8(at, 'a bin 8 header'), at);
+    case 0xc5: return readBin(len16(at, 'a bin 16 header'), at);
+    case 0xc6: return readBin(len32(at, 'a bin 32 header'), at);
+    case 0xc7: return readExt(len8(at, 'an ext 8 header'), at);
+    case 0xc8: return readExt(len16(at, 'an ext 16 header'), at);
+    case 0xc9: return readExt(len32(at, 'an ext 32 header'), at);
+    case 0xca: need(4, at, 'a float 32'); pos += 4; return view().getFloat32(pos - 4);
+    case 0xcb: need(8, at, 'a float 64'); pos += 8; return view().getFloat64(pos - 8);
+    case 0xcc: return len8(at, 'a uint 8');
+    case 0xcd: return len16(at, 'a uint 16');
+    case 0xce: return len32(at, 'a uint 32');
+    case 0xcf: need(8, at, 'a uint 64'); return readU64();
+    case 0xd0: need(1, at, 'an int 8'); return (src[pos++] << 24) >> 24;
+    case 0xd1: need(2, at, 'an int 16'); pos += 2; return ((src[pos - 2] << 24) >> 16) | src[pos - 1];
+    case 0xd2: need(4, at, 'an int 32'); pos += 4; return view().getInt32(pos - 4);
+    case 0xd3: need(8, at, 'an int 64'); return readI64();
+    case 0xd4: return readExt(1, at);
+    case 0xd5: return readExt(2, at);
+    case 0xd6: return readExt(4, at);
+    case 0xd7: return readExt(8, at);
+    case 0xd8: return readExt(16, at);
+    case 0xd9: return readStr(len8(at, 'a str 8 header'), at);
+    case 0xda: return readStr(len16(at, 'a str 16 header'), at);
+    case 0xdb: return readStr(len32(at, 'a str 32 header'), at);
+    case 0xdc: return readArray(len16(at, 'an array 16 header'), depth, at);
+    case 0xdd: return readArray(len32(at, 'an array 32 header'), depth, at);
+    case 0xde: return readMap(len16(at, 'a map 16 header'), depth, at);
+    default: return readMap(len32(at, 'a map 32 header'), depth, at);   // 0xdf
+  }
+}
+
+function len8(at, what) {
+  need(1, at, what);
+  return src[pos++];
+}
+function len16(at, what) {
+  need(2, at, what);
+  pos += 2;
+  return (src[pos - 2] << 8) | src[pos - 1];
+}
+function len32(at, what) {
+  need(4, at, what);
+  pos += 4;
+  return ((src[pos - 4] << 24) | (src[pos - 3] << 16) | (src[pos - 2] << 8) | src[pos - 1]) >>> 0;
+}
+
+function readU64() {
+  const hi = len32(0, ''), lo = len32(0, '');
+  const v = hi * 4294967296 + lo;
+  return int64Result(v, () => (BigInt(hi) << 32n) | BigInt(lo));
+}
+
+function readI64() {
+  const hi = len32(0, '') | 0, lo = len32(0, '');
+  const v = hi * 4294967296 + lo;
+  return int64Result(v, () => (BigInt(hi) << 32n) | BigInt(lo));
+}
+
+function int64Result(v, big) {
+  switch (opt.int64) {
+    case 'auto': return Number.isSafeInteger(v) ? v : big();
+    case 'bigint': return big();
+    case 'number': return v;
+    default: return Number.isSafeInteger(v) ? v : big().toString();
+  }
+}
+
+function limit(n, max, at, what) {
+  if (n > max) throw decodeError(codes.LENGTH_LIMIT, at, `${what} of ${n} is over the limit of ${max}`);
+}
+
+function readStr(n, at) {
+  if (n > len - pos) throw truncated(at, `a str of ${n} bytes (${len - pos} left)`);
+  if (n > opt.maxStrLength) limit(n, opt.maxStrLength, at, 'str length');
+  const p = pos;
+  pos += n;
+  if (n < 16) {
+    const s = shortAscii(p, n);
+    if (s !== null) return s;
+  }
+  return readUtf8(src, p, p + n);
+}
+
+const fcc = String.fromCharCode;
+
+// An ASCII string of fewer than 16 bytes without the text decoder, or null.
+function shortAscii(p, n) {
+  if (n < 5) {
+    if (n === 0) return '';
+    const a = src[p];
+    if (n === 1) return a < 0x80 ? fcc(a) : null;
+    const b = src[p + 1];
+    if (n === 2) return (a | b) < 0x80 ? fcc(a, b) : null;
+    const c = src[p + 2];
+    if (n === 3) return (a | b | c) < 0x80 ? fcc(a, b, c) : null;
+    const d = src[p + 3];
+    return (a | b | c | d) < 0x80 ? fcc(a, b, c, d) : null;
+  }
+  let or = 0;
+  for (let i = p; i < p + n; i++) or |= src[i];
+  if (or >= 0x80) return null;
+  const u = src;
+  switch (n) {
+    case 5: return fcc(u[p], u[p + 1], u[p + 2], u[p + 3], u[p + 4]);
+    case 6: return fcc(u[p], u[p + 1], u[p + 2], u[p + 3], u[p + 4], u[p + 5]);
+    case 7: return fcc(u[p], u[p + 1], u[p + 2], u[p + 3], u[p + 4], u[p + 5], u[p + 6]);
+    case 8: return fcc(u[p], u[p + 1], u[p + 2], u[p + 3], u[p + 4], u[p + 5], u[p + 6], u[p + 7]);
+    default: {
+      let s = fcc(u[p], u[p + 1], u[p + 2], u[p + 3], u[p + 4], u[p + 5], u[p + 6], u[p + 7]);
+      for (let i = p + 8; i < p + n; i++) s += fcc(u[i]);
+      return s;
+    }
+  }
+}
+
+function readBin(n, at) {
+  if (n > len - pos) throw truncated(at, `a bin of ${n} bytes (${len - pos} left)`);
+  if (n > opt.maxBinLength) limit(n, opt.maxBinLength, at, 'bin length');
+  pos += n;
+  return opt.binary === 'view' ? src.subarray(pos - n, pos) : src.slice(pos - n, pos);
+}
+
+function readExt(n, at) {
+  if (n + 1 > len - pos) throw truncated(at, `an ext of ${n} bytes (${len - pos} left)`);
+  if (n > opt.maxExtLength) limit(n, opt.maxExtLength, at, 'ext length');
+  const type = (src[pos] << 24) >> 24;
+  pos += 1 + n;
+  if (type === -1) return readTimestamp(pos - n, n, at);
+  return new Ext(type, src.slice(pos - n, pos));
+}
+
+// Timestamp ext -1: 32-bit seconds; 64-bit nsec:30 | sec:34; 96-bit nsec + int64 sec.
+function readTimestamp(p, n, at) {
+  const d = view();
+  let sec, nsec;
+  if (n === 4) {
+    sec = d.getUint32(p); nsec = 0;
+  } else if (n === 8) {
+    const hi = d.getUint32(p);
+    nsec = hi >>> 2;
+    sec = (hi & 3) * 4294967296 + d.getUint32(p + 4);
+  } else if (n === 12) {
+    nsec = d.getUint32(p);
+    sec = Number(d.getBigInt64(p + 4));
+  } else {
+    throw decodeError(codes.INVALID_CODE, at, `a timestamp (ext -1) of ${n} bytes; it must have 4, 8 or 12`);
+  }
+  if (nsec >= 1e9) throw decodeError(codes.INVALID_CODE, at, `a timestamp with ${nsec} nanoseconds (must be under 10^9)`);
+  return new Date(sec * 1000 + Math.floor(nsec / 1e6));
+}
+
+function deeper(depth, at) {
+  if (depth >= opt.maxDepth)
+    throw decodeError(codes.DEPTH_LIMIT, at, `nesting deeper than ${opt.maxDepth} levels`);
+}
+
+function readArray(n, depth, at) {
+  deeper(depth, at);
+  if (n > len - pos) throw truncated(at, `an array of ${n} elements (${len - pos} bytes left)`);
+  if (n > opt.maxArrayLength) limit(n, opt.maxArrayLength, at, 'array length');
+  if (opt.typedArrays !== false && n > 0) {
+    const t = readTyped(n);
+    if (t !== null) return t;
+  }
+  const a = new Array(n);
+  for (let i = 0; i < n; i++) a[i] = read(depth + 1);
+  return a;
+}
+
+function readMap(n, depth, at) {
+  deeper(depth, at);
+  if (n > (len - pos) / 2) throw truncated(at, `a map of ${n} entries (${len - pos} bytes left)`);
+  if (n > opt.maxMapLength) limit(n, opt.maxMapLength, at, 'map length');
+  if (opt.maps === 'map') return readIntoMap(new Map(), n, depth);
+  const o = {};
+  for (let i = 0; i < n; i++) {
+    const k = read(depth + 1);
+    if (typeof k !== 'string' && opt.maps === 'auto') return readIntoMap(objectToMap(o), n - i, depth, k);
+    const v = read(depth + 1);
+    if (k === '__proto__') Object.defineProperty(o, k, { value: v, enumerable: true, writable: true, configurable: true });
+    else o[k] = v;
+  }
+  return o;
+}
+
+function objectToMap(o) {
+  const m = new Map();
+  for (const k of Object.keys(o)) m.set(k, o[k]);
+  return m;
+}
+
+// Reads n entries into m; 'first' is an already-read key of the first one.
+function readIntoMap(m, n, depth, first) {
+  for (let i = 0; i < n; i++) {
+    const k = i === 0 && first !== undefined ? first : read(depth + 1);
+    m.set(k, read(depth + 1));
+  }
+  return m;
+}
+
+// ---- numeric arrays as typed arrays ----------------------------------------
+
+// Scans n numbers into f64; returns the typed array, or null (and leaves pos
+// where it was) when an element is not a number or does not fit.
+function readTyped(n) {
+  const ctor = opt.typedArrays;
+  if (typeof BigInt64Array === 'function' && (ctor === BigInt64Array || ctor === BigUint64Array))
+    return readBigTyped(n, ctor);
+  const start = pos;
+  if (f64.length < n) f64 = new Float64Array(Math.max(n, f64.length * 2));
+  const out = f64;
+  let ints = true, f32s = true, min = 0, max = 0;
+  for (let i = 0; i < n; i++) {
+    if (pos >= len) { pos = start; return null; }
+    const c = src[pos];
+    let v;
+    if (c < 0x80) { v = c; pos++; }
+    else if (c >= 0xe0) { v = c - 256; pos++; }
+    else {
+      v = scalar(c);
+      if (v === undefined) { pos = start; return null; }
+      if (c === 0xca) ints = false;
+      else if (c === 0xcb) { ints = false; f32s = false; }
+      else f32s = false;
+    }
+    if (c < 0xca || c > 0xcb) f32s = false;
+    if (v < min) min = v;
+    if (v > max) max = v;
+    out[i] = v;
+  }
+  const type = ctor === 'auto' ? autoType(ints, f32s, min, max) : ctor;
+  const range = intRange(type);
+  if (range !== null && (!ints || min < range[0] || max > range[1])) { pos = start; return null; }
+  if (type === null) { pos = start; return null; }
+  const a = new type(n);
+  a.set(n === out.length ? out : out.subarray(0, n));
+  return a;
+}
+
+function autoType(ints, f32s, min, max) {
+  if (ints) {
+    if (min >= -2147483648 && max <= 2147483647) return Int32Array;
+    if (min >= 0 && max <= 4294967295) return Uint32Array;
+    return Number.isSafeInteger(min) && Number.isSafeInteger(max) ? Float64Array : null;
+  }
+  return f32s ? Float32Array : Float64Array;
+}
+
+// One non-fixint number at pos (its first byte is c), or undefined.
+function scalar(c) {
+  const p = pos;
+  switch (c) {
+    case 0xcc: if (len - p < 2) return undefined; pos += 2; return src[p + 1];
+    case 0xcd: if (len - p < 3) return undefined; pos += 3; return (src[p + 1] << 8) | src[p + 2];
+    case 0xce: if (len - p < 5) return undefined; pos += 5; return view().getUint32(p + 1);
+    case 0xd0: if (len - p < 2) return undefined; pos += 2; return (src[p + 1] << 24) >> 24;
+    case 0xd1: if (len - p < 3) return undefined; pos += 3; return view().getInt16(p + 1);
+    case 0xd2: if (len - p < 5) return undefined; pos += 5; return view().getInt32(p + 1);
+    case 0xca: if (len - p < 5) return undefined; pos += 5; return view().getFloat32(p + 1);
+    case 0xcb: if (len - p < 9) return undefined; pos += 9; return view().getFloat64(p + 1);
+    case 0xcf: case 0xd3: {
+      if (len - p < 9) return undefined;
+      const hi = c === 0xcf ? view().getUint32(p + 1) : view().getInt32(p + 1);
+      const v = hi * 4294967296 + view().getUint32(p + 5);
+      if (!Number.isSafeInteger(v)) return undefined;
+      pos += 9;
+      return v;
+    }
+    default: return undefined;
+  }
+}
+
+function readBigTyped(n, ctor) {
+  const start = pos;
+  const a = new ctor(n);
+  const lo = ctor === BigInt64Array ? -(2n ** 63n) : 0n;
+  const hi = ctor === BigInt64Array ? 2n ** 63n - 1n : 2n ** 64n - 1n;
+  for (let i = 0; i < n; i++) {
+    if (pos >= len) { pos = start; return null; }
+    const c = src[pos];
+    let v;
+    if (c === 0xcf || c === 0xd3) {
+      if (len - pos < 9) { pos = start; return null; }
+      v = c === 0xcf ? view().getBigUint64(pos + 1) : view().getBigInt64(pos + 1);
+      pos += 9;
+    } else {
+      const x = c < 0x80 ? (pos++, c) : c >= 0xe0 ? (pos++, c - 256) : scalar(c);
+      if (x === undefined || c === 0xca || c === 0xcb) { pos = start; return null; }
+      v = BigInt(x);
+    }
+    if (v < lo || v > hi) { pos = start; return null; }
+    a[i] = v;
+  }
+  return a;
+}

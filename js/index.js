@@ -1,0 +1,6 @@
+// index.js -- the package's public surface; it only re-exports.
+export { createScratchpack, Scratchpack } from './scratchpack.js';
+export { ScratchpackError, codes } from './errors.js';
+export { Ext } from './ext.js';
+export { Lease } from './lease.js';
+export { decode } from './decode.js';

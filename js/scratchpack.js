@@ -1,0 +1,254 @@
+// scratchpack.js -- one loaded module and the entries over it.
+// Owns: options, the free lists of C jobs and sinks (one per nesting level
+// or live lease), the five entries (encode, encodeView, encodeInto,
+// encodeToStream, encodeAsync), decode with the instance's limits, stats,
+// close. Must not touch: formats (writer.js, decoder.js) or C internals
+// (sinks.js and tasks.js speak to sp_wasm.c).
+
+import { decodeDefaults, decodeOptions, decodeValue } from './decoder.js';
+import { ScratchpackError, codes, finishEncodeError } from './errors.js';
+import { Lease } from './lease.js';
+import { Heap, HeapSink, TargetSink, jobFailure } from './sinks.js';
+import { writeChunks } from './stream.js';
+import { Tasks } from './tasks.js';
+import { numericKind } from './typed.js';
+import { canUseThreads, endWorkers, loadModule, unrefWorkers } from './wasm.js';
+import { encodeWith } from './writer.js';
+
+const poolKinds = ['default', 'bucket'];
+
+function normalize(o) {
+  const bad = (what) => new ScratchpackError(codes.INVALID_ARGUMENT, what);
+  const r = {
+    threads: o.threads ?? 0,
+    scratchSize: o.scratchSize ?? 65536,
+    pool: o.pool ?? 'default',
+    limits: o.limits ?? {},
+    wasm: o.wasm ?? 'auto',
+    wasmBinary: o.wasmBinary,
+  };
+  if (!Number.isInteger(r.threads) || r.threads < 0 || r.threads > 64) throw bad('threads must be an integer in 0..64');
+  if (!Number.isInteger(r.scratchSize) || r.scratchSize < 8 || r.scratchSize > 1 << 30)
+    throw bad('scratchSize must be an integer in 8..2^30');
+  const kind = typeof r.pool === 'string' ? r.pool : r.pool.kind ?? 'bucket';
+  if (!poolKinds.includes(kind)) throw bad(`pool must be one of ${poolKinds.join(', ')} (or { kind: 'bucket', maxLength, perBucket, sequences })`);
+  if (!['auto', 'threads', 'single'].includes(r.wasm)) throw bad("wasm must be 'auto', 'threads' or 'single'");
+  return r;
+}
+
+/**
+ * Loads the WebAssembly module and returns a Scratchpack over it.
+ * @param {object} [options] see index.d.ts
+ */
+export async function createScratchpack(options = {}) {
+  const o = normalize(options);
+  const threaded = o.wasm === 'threads' || (o.wasm === 'auto' && canUseThreads());
+  if (!threaded && o.threads > 0)
+    throw new ScratchpackError(codes.INVALID_ARGUMENT,
+      'threads need SharedArrayBuffer (in a browser: a cross-origin isolated page); use threads: 0 here');
+  const m = await loadModule({ threaded, poolSize: o.threads, wasmBinary: o.wasmBinary });
+  return new Scratchpack(m, o, threaded);
+}
+
+export class Scratchpack {
+  constructor(m, o, threaded) {
+    this._m = m;
+    this._heap = new Heap(m);
+    this._scratchSize = o.scratchSize;
+    this._decode = decodeOptions(o.limits, decodeDefaults);
+    this._maxDepth = this._decode.maxDepth;
+    this._sinks = [];
+    this._targets = [];
+    this._leases = 0;
+    this._closed = false;
+    this.threaded = threaded;
+    configurePool(m, o.pool);
+    this._tasks = new Tasks(this._heap, o.scratchSize);
+    this.threads = o.threads > 0 ? m._sp_wasm_workers_start(o.threads) : 0;
+    unrefWorkers(m);
+    this._bulkBuffer = 0;
+    this._bulkJob = 0;
+    this._statsPtr = 0;
+  }
+
+  _open() {
+    if (this._closed) throw new ScratchpackError(codes.CLOSED, 'this scratchpack was closed');
+  }
+
+  _takeSink() {
+    const s = this._sinks.pop();
+    if (s !== undefined) return s;
+    const job = this._m._sp_wasm_job_new();
+    if (!job) throw new ScratchpackError(codes.NOMEM, 'no WASM memory for another writer');
+    return new HeapSink(this._heap, job);
+  }
+
+  /**
+   * Encodes value into a new Uint8Array of exactly its size (to_array: the
+   * thread's scratch, migrating to pooled segments when it overflows).
+   */
+  encode(value) {
+    this._open();
+    const s = this._takeSink();
+    s.beginArray(this._scratchSize);
+    try {
+      encodeWith(s, value, this._maxDepth);
+      return s.copyOut();
+    } catch (e) {
+      throw finishEncodeError(e);
+    } finally {
+      s.release();
+      this._sinks.push(s);
+    }
+  }
+
+  /**
+   * Encodes value and returns a lease on it in linear memory: lease.bytes
+   * is a view no later encode writes over until lease.release().
+   */
+  encodeView(value) {
+    this._open();
+    const s = this._takeSink();
+    s.beginArray(this._scratchSize);
+    let bytes;
+    try {
+      encodeWith(s, value, this._maxDepth);
+      bytes = s.view();
+    } catch (e) {
+      s.release();
+      this._sinks.push(s);
+      throw finishEncodeError(e);
+    }
+    this._leases++;
+    return new Lease(bytes, () => {
+      this._leases--;
+      if (this._closed) return;
+      s.release();
+      this._sinks.push(s);
+    });
+  }
+
+  /**
+   * Encodes value into target from offset (to_output). Returns the number
+   * of bytes written; BUFFER_TOO_SMALL when the message does not fit.
+   */
+  encodeInto(value, target, offset = 0) {
+    this._open();
+    if (!(target instanceof Uint8Array)) throw new ScratchpackError(codes.INVALID_ARGUMENT, 'encodeInto needs a Uint8Array target');
+    if (!Number.isInteger(offset) || offset < 0 || offset > target.length)
+      throw new ScratchpackError(codes.INVALID_ARGUMENT, `offset ${offset} is outside the target (0..${target.length})`);
+    const t = this._targets.pop() || new TargetSink((kind, view) => this._bulk(kind, view));
+    try {
+      t.begin(target, offset);
+      encodeWith(t, value, this._maxDepth);
+      return t.finish() - offset;
+    } catch (e) {
+      throw finishEncodeError(e);
+    } finally {
+      t.clear();
+      this._targets.push(t);
+    }
+  }
+
+  // A typed array as MessagePack bytes in C's buffer (for encodeInto).
+  _bulk(kind, view) {
+    const m = this._m, heap = this._heap;
+    if (!this._bulkBuffer) {
+      this._bulkBuffer = m._sp_wasm_buffer_new();
+      this._bulkJob = m._sp_wasm_job_new();
+      if (!this._bulkBuffer || !this._bulkJob) throw new ScratchpackError(codes.NOMEM, 'no WASM memory for a buffer');
+    }
+    const src = heap.stage(view);
+    m._sp_wasm_buffer_clear(this._bulkBuffer);
+    m._sp_wasm_begin_buffer(this._bulkJob, this._bulkBuffer);
+    if (m._sp_wasm_write_array(this._bulkJob, kind, src, view.length) !== 0 || m._sp_wasm_finish(this._bulkJob) !== 0)
+      throw jobFailure(heap, this._bulkJob);
+    heap.check();
+    const p = m._sp_wasm_buffer_data(this._bulkBuffer);
+    return heap.u8.subarray(p, p + m._sp_wasm_buffer_len(this._bulkBuffer));
+  }
+
+  /**
+   * Encodes value completely into pooled segments, then writes them to a
+   * Node Writable or a WHATWG WritableStream (to_stream). Resolves to the
+   * number of bytes written.
+   */
+  async encodeToStream(value, writable) {
+    this._open();
+    const s = this._takeSink();
+    s.beginSequence();
+    let chunks;
+    try {
+      encodeWith(s, value, this._maxDepth);
+      chunks = s.segments();
+    } catch (e) {
+      throw finishEncodeError(e);
+    } finally {
+      s.release();
+      this._sinks.push(s);
+    }
+    await writeChunks(writable, chunks);
+    return chunks.reduce((n, c) => n + c.length, 0);
+  }
+
+  /**
+   * Encodes a numeric typed array as a MessagePack array on a worker thread
+   * (when the instance has threads), without blocking this thread beyond
+   * one copy of its bytes. Any other value is encoded here. Resolves to a
+   * new Uint8Array.
+   */
+  async encodeAsync(value, { signal } = {}) {
+    this._open();
+    const kind = ArrayBuffer.isView(value) ? numericKind(value) : -1;
+    if (kind < 0) return this.encode(value);
+    return this._tasks.run(kind, value, signal);
+  }
+
+  /** Decodes one value; options override the instance's limits for this call. */
+  decode(bytes, options) {
+    return decodeValue(bytes, options === undefined ? this._decode : decodeOptions(options, this._decode));
+  }
+
+  /** Allocation and pool counters from C, and the WASM heap in use. */
+  stats() {
+    this._open();
+    const m = this._m;
+    if (!this._statsPtr) this._statsPtr = m._sp_wasm_alloc(26 * 8);
+    m._sp_wasm_stats(this._statsPtr);
+    this._heap.check();
+    const f = new Float64Array(this._heap.buffer, this._statsPtr, 26);
+    const names = (list, at) => Object.fromEntries(list.map((k, i) => [k, f[at + i]]));
+    return {
+      alloc: names(['allocCalls', 'allocBytes', 'freeCalls', 'freeBytes', 'unpooledCalls', 'unpooledBytes'], 0),
+      liveBytes: f[6],
+      pool: names(['rents', 'returns', 'slotHits', 'partitionHits', 'fallbackHits', 'lockWaits', 'fresh',
+        'unpooled', 'drops', 'trims', 'cached'], 7),
+      sequences: names(['rents', 'returns', 'fresh', 'drops', 'lockWaits', 'idle'], 18),
+      heap: { used: f[24], total: f[25], size: this._heap.buffer.byteLength },
+      leases: this._leases,
+      threads: this.threads,
+      kernel: this._heap.cString(m._sp_wasm_kernel()),
+    };
+  }
+
+  /**
+   * Ends the worker threads (pending encodeAsync calls reject with
+   * CANCELLED) so the process can exit. The instance is unusable after.
+   */
+  close() {
+    if (this._closed) return;
+    this._closed = true;
+    this._tasks.close();
+    if (this.threaded) {
+      this._m._sp_wasm_workers_stop();
+      endWorkers(this._m);
+    }
+  }
+}
+
+function configurePool(m, pool) {
+  if (pool === 'default') return;
+  const p = typeof pool === 'string' ? {} : pool;
+  const rc = m._sp_wasm_configure(p.maxLength ?? 80 * 1024, p.perBucket ?? 100, p.sequences ?? 0);
+  if (rc !== 0) throw new ScratchpackError(codes.NOMEM, 'no WASM memory for the pool');
+}

@@ -1,0 +1,275 @@
+// sinks.js -- where the writer's spans come from.
+// Owns: the heap sink (spans of the C writer in linear memory: the thread's
+// scratch, pooled sequence segments; the slow path and bulk arrays go to C)
+// and the target sink (the caller's Uint8Array, with a spill area so that
+// only a message that really does not fit is refused). Must not touch:
+// formats (writer.js) or what the entries do with the result.
+
+import { EncodeFailure, codes, codeFromC } from './errors.js';
+
+/** Linear memory as the sinks see it; views are re-made if the buffer changes. */
+export class Heap {
+  constructor(m) {
+    this.m = m;
+    this.memory = m.wasmMemory;
+    this.refresh();
+    this.stagePtr = 0;
+    this.stageCap = 0;
+  }
+
+  refresh() {
+    const buf = this.memory.buffer;
+    this.buffer = buf;
+    this.u8 = new Uint8Array(buf);
+    this.u32 = new Uint32Array(buf);
+    this.i32 = new Int32Array(buf);
+    this.dv = new DataView(buf);
+  }
+
+  /** Re-makes the views when memory.buffer is no longer the one they view. */
+  check() {
+    if (this.u8.byteLength !== this.memory.buffer.byteLength) this.refresh();
+  }
+
+  /** A NUL-terminated C string at p. */
+  cString(p) {
+    let s = '';
+    for (let i = p; p !== 0 && this.u8[i] !== 0; i++) s += String.fromCharCode(this.u8[i]);
+    return s;
+  }
+
+  /** Copies a typed array's bytes into the staging block; returns its address. */
+  stage(view) {
+    const n = view.byteLength;
+    if (n > this.stageCap) {
+      if (this.stagePtr) this.m._sp_wasm_free(this.stagePtr, this.stageCap);
+      let cap = Math.max(4096, this.stageCap * 2);
+      while (cap < n) cap *= 2;
+      this.stagePtr = this.m._sp_wasm_alloc(cap);
+      this.stageCap = this.stagePtr ? cap : 0;
+      if (!this.stagePtr) throw new EncodeFailure(codes.NOMEM, `no WASM memory to stage ${n} bytes`);
+    }
+    this.u8.set(new Uint8Array(view.buffer, view.byteOffset, n), this.stagePtr);
+    return this.stagePtr;
+  }
+
+  /** Frees the staging block if it has grown past keep bytes. */
+  trimStage(keep) {
+    if (this.stageCap > keep) {
+      this.m._sp_wasm_free(this.stagePtr, this.stageCap);
+      this.stagePtr = 0;
+      this.stageCap = 0;
+    }
+  }
+}
+
+/** The C writer's error as an EncodeFailure (it gets its path while unwinding). */
+export function jobFailure(heap, job) {
+  const m = heap.m;
+  const f = new EncodeFailure(codeFromC(m._sp_wasm_error_code(job)),
+    heap.cString(m._sp_wasm_error_cause(job)) || 'the C writer failed');
+  f.offset = m._sp_wasm_error_offset(job);
+  return f;
+}
+
+/**
+ * Spans of one C writer (a job): begin*, the walk, then finish and one of
+ * the copy-outs, then release. One per nesting level; a lease keeps it.
+ */
+export class HeapSink {
+  constructor(heap, job) {
+    this.heap = heap;
+    this.m = heap.m;
+    this.job = job;
+    this.u8 = heap.u8;
+    this.dv = heap.dv;
+    this.pos = 0;
+    this.end = 0;
+    this.fixed = false;
+  }
+
+  load() {
+    const i = this.job >> 2, u32 = this.heap.u32;
+    this.pos = u32[i];
+    this.end = u32[i + 1];
+  }
+
+  store() {
+    this.heap.u32[this.job >> 2] = this.pos;
+  }
+
+  /** to_array: the thread's scratch unless it is taken, else a sequence. */
+  beginArray(scratchSize) {
+    this.heap.check();
+    this.u8 = this.heap.u8;
+    this.dv = this.heap.dv;
+    this.m._sp_wasm_begin_array(this.job, scratchSize);
+    this.load();
+  }
+
+  /** to_stream: a pooled sequence. */
+  beginSequence() {
+    this.heap.check();
+    this.u8 = this.heap.u8;
+    this.dv = this.heap.dv;
+    this.m._sp_wasm_begin_sequence(this.job);
+    this.load();
+  }
+
+  more(n) {
+    this.store();
+    if (!this.m._sp_wasm_reserve(this.job, n)) throw jobFailure(this.heap, this.job);
+    this.load();
+  }
+
+  array(kind, view) {
+    const src = this.heap.stage(view);
+    this.store();
+    if (this.m._sp_wasm_write_array(this.job, kind, src, view.length) !== 0)
+      throw jobFailure(this.heap, this.job);
+    this.load();
+    return null;
+  }
+
+  /** True while the message sits in the scratch (then it is u8[base..pos)). */
+  inScratch() {
+    return this.heap.u32[(this.job >> 2) + 3] === 0;
+  }
+
+  base() {
+    return this.heap.u32[(this.job >> 2) + 2];
+  }
+
+  /** Commits; throws the C error if there is one. */
+  finish() {
+    this.store();
+    if (this.m._sp_wasm_finish(this.job) !== 0) throw jobFailure(this.heap, this.job);
+  }
+
+  /** A new Uint8Array holding the finished message (the to_array result). */
+  copyOut() {
+    if (this.inScratch()) return this.u8.slice(this.base(), this.pos);
+    this.finish();
+    const m = this.m, job = this.job;
+    const out = new Uint8Array(m._sp_wasm_length(job));
+    let at = 0;
+    for (let i = 0, n = m._sp_wasm_seg_count(job); i < n; i++) {
+      const used = m._sp_wasm_seg_used(job, i);
+      if (used === 0) continue;
+      const data = m._sp_wasm_seg_data(job, i);
+      out.set(this.heap.u8.subarray(data, data + used), at);
+      at += used;
+    }
+    return out;
+  }
+
+  /** Copies of each used segment, in order (the to_stream hand-off). */
+  segments() {
+    this.finish();
+    const m = this.m, job = this.job, out = [];
+    for (let i = 0, n = m._sp_wasm_seg_count(job); i < n; i++) {
+      const used = m._sp_wasm_seg_used(job, i);
+      const data = m._sp_wasm_seg_data(job, i);
+      if (used > 0) out.push(this.heap.u8.slice(data, data + used));
+    }
+    return out;
+  }
+
+  /** The finished message as one view of linear memory (kept until release). */
+  view() {
+    if (this.inScratch()) return new Uint8Array(this.heap.buffer, this.base(), this.pos - this.base());
+    this.finish();
+    const p = this.m._sp_wasm_flatten(this.job);
+    if (p === 0) throw jobFailure(this.heap, this.job);
+    return new Uint8Array(this.heap.buffer, p, this.m._sp_wasm_length(this.job));
+  }
+
+  release() {
+    this.m._sp_wasm_release(this.job);
+  }
+}
+
+/**
+ * The caller's array (encodeInto). Writes go straight into it; when a
+ * worst-case reservation does not fit the rest of it, writing continues in
+ * a private spill array and is copied back at the end if the exact bytes
+ * fit, so BUFFER_TOO_SMALL means the message really is too big.
+ */
+export class TargetSink {
+  constructor(bulk) {
+    this.bulk = bulk;              // (kind, view) -> Uint8Array of the encoded array
+    this.fixed = true;
+    this.u8 = null;
+    this.dv = null;
+    this.pos = 0;
+    this.end = 0;
+    this.target = null;
+    this.targetDv = null;
+    this.spill = null;
+    this.spillDv = null;
+    this.spilling = false;
+    this.spillBase = 0;
+  }
+
+  begin(target, offset) {
+    if (this.target !== target) {
+      this.target = target;
+      this.targetDv = new DataView(target.buffer, target.byteOffset, target.byteLength);
+    }
+    this.u8 = target;
+    this.dv = this.targetDv;
+    this.pos = offset;
+    this.end = target.length;
+    this.spilling = false;
+  }
+
+  more(n) {
+    if (!this.spilling) {
+      this.spilling = true;
+      this.spillBase = this.pos;
+      this.growSpill(n, 0);
+      this.pos = 0;
+      return;
+    }
+    if (this.spillBase + this.pos > this.target.length) throw this.tooSmall(this.spillBase + this.pos);
+    this.growSpill(this.pos + n, this.pos);
+  }
+
+  growSpill(need, keep) {
+    if (this.spill === null || this.spill.length < need) {
+      const next = new Uint8Array(Math.max(need, 256, this.spill ? this.spill.length * 2 : 0));
+      if (keep > 0) next.set(this.spill.subarray(0, keep));
+      this.spill = next;
+      this.spillDv = new DataView(next.buffer);
+    }
+    this.u8 = this.spill;
+    this.dv = this.spillDv;
+    this.end = this.spill.length;
+  }
+
+  tooSmall(needed) {
+    const f = new EncodeFailure(codes.BUFFER_TOO_SMALL,
+      `the target has ${this.target.length} bytes; the message needs at least ${needed}`);
+    f.offset = this.target.length;
+    return f;
+  }
+
+  array(kind, view) {
+    return this.bulk(kind, view);
+  }
+
+  /** Where the message ends in the target; copies the spill back. */
+  finish() {
+    if (!this.spilling) return this.pos;
+    const total = this.spillBase + this.pos;
+    if (total > this.target.length) throw this.tooSmall(total);
+    this.target.set(this.spill.subarray(0, this.pos), this.spillBase);
+    if (this.spill.length > 1 << 20) { this.spill = null; this.spillDv = null; }
+    return total;
+  }
+
+  /** Forgets the caller's array. */
+  clear() {
+    this.target = this.targetDv = this.u8 = this.dv = null;
+  }
+}

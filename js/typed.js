@@ -1,0 +1,48 @@
+// typed.js -- typed arrays as standard MessagePack arrays.
+// Owns: which typed arrays are numeric arrays (and their element kind as
+// wasm/sp_wasm.c numbers it), and the ranges a decoded array must fit to
+// become a given typed array. Must not touch: the bytes (C writes them,
+// decoder.js reads them).
+
+/** Element kinds, in wasm/sp_wasm.c's order. */
+export const KIND = Object.freeze({ I8: 0, U8: 1, I16: 2, U16: 3, I32: 4, U32: 5, F32: 6, F64: 7, I64: 8, U64: 9 });
+
+const kinds = new Map([
+  [Int8Array, KIND.I8], [Uint8ClampedArray, KIND.U8], [Int16Array, KIND.I16],
+  [Uint16Array, KIND.U16], [Int32Array, KIND.I32], [Uint32Array, KIND.U32],
+  [Float32Array, KIND.F32], [Float64Array, KIND.F64],
+]);
+if (typeof BigInt64Array === 'function') {
+  kinds.set(BigInt64Array, KIND.I64);
+  kinds.set(BigUint64Array, KIND.U64);
+}
+
+/**
+ * The element kind of a typed array written as a MessagePack array, or -1
+ * (Uint8Array and Buffer are bin; DataView is bin).
+ */
+export function numericKind(view) {
+  const k = kinds.get(view.constructor);
+  if (k !== undefined) return k;
+  // a subclass (Buffer is a Uint8Array and stays bin)
+  for (const [ctor, kind] of kinds) if (view instanceof ctor) return kind;
+  return -1;
+}
+
+// Ranges decoded integers must fit to land in each integer array type.
+const ranges = new Map([
+  [Int8Array, [-128, 127]], [Uint8Array, [0, 255]], [Uint8ClampedArray, [0, 255]],
+  [Int16Array, [-32768, 32767]], [Uint16Array, [0, 65535]],
+  [Int32Array, [-2147483648, 2147483647]], [Uint32Array, [0, 4294967295]],
+]);
+
+/** [min, max] for an integer typed array constructor, or null for float and bigint arrays. */
+export function intRange(ctor) {
+  return ranges.get(ctor) || null;
+}
+
+/** Whether ctor is one of the typed array constructors decode can produce. */
+export function isTypedCtor(ctor) {
+  return ranges.has(ctor) || ctor === Float32Array || ctor === Float64Array ||
+    (typeof BigInt64Array === 'function' && (ctor === BigInt64Array || ctor === BigUint64Array));
+}

@@ -1,0 +1,61 @@
+// wasm.js -- finds, loads and instantiates the Emscripten module.
+// Owns: the choice between the pthread build and the single-threaded one,
+// reading the .wasm bytes (Node cannot fetch file: URLs; browsers fetch),
+// the pthread pool size, and ending the pool's workers. Must not touch:
+// encoding; callers get the raw module and its memory.
+
+import { ScratchpackError, codes } from './errors.js';
+
+const isNode = typeof process === 'object' && !!process.versions?.node;
+
+/** Whether this host can run the pthread build (shared memory, and in a browser cross-origin isolation). */
+export function canUseThreads() {
+  if (typeof SharedArrayBuffer !== 'function') return false;
+  return isNode || globalThis.crossOriginIsolated !== false;
+}
+
+async function readBinary(url) {
+  if (isNode) {
+    const { readFile } = await import('node:fs/promises');
+    return readFile(url);
+  }
+  const res = await fetch(url);
+  if (!res.ok) throw new Error(`fetching ${url} failed: ${res.status}`);
+  return new Uint8Array(await res.arrayBuffer());
+}
+
+/**
+ * Loads the module: the pthread build when `threaded`, else the single-
+ * threaded one. `poolSize` pthread workers are started with it (pthread
+ * build only). Returns the Emscripten Module object.
+ */
+export async function loadModule({ threaded, poolSize, wasmBinary }) {
+  let factory, file;
+  try {
+    if (threaded) {
+      factory = (await import('../dist/scratchpack.mjs')).default;
+      file = new URL('../dist/scratchpack.wasm', import.meta.url);
+    } else {
+      factory = (await import('../dist/scratchpack-st.mjs')).default;
+      file = new URL('../dist/scratchpack-st.wasm', import.meta.url);
+    }
+  } catch (e) {
+    throw new ScratchpackError(codes.INTERNAL,
+      'the WebAssembly module is not built: run `npm start` (or bash tests/build-wasm.sh) first', { cause: e });
+  }
+  const bytes = wasmBinary || await readBinary(file);
+  const settings = { wasmBinary: bytes, pthreadPoolSize: threaded ? poolSize : 0 };
+  settings.print = settings.printErr = (line) => console.error(`scratchpack: ${line}`);
+  return factory(settings);
+}
+
+/** Node only: lets the process exit while the pool's workers are idle. */
+export function unrefWorkers(m) {
+  if (!isNode || !m.PThread) return;
+  for (const w of [...m.PThread.unusedWorkers, ...m.PThread.runningWorkers]) w.unref?.();
+}
+
+/** Ends every pthread worker of the module (no thread can be started afterwards). */
+export function endWorkers(m) {
+  if (m.PThread) m.PThread.terminateAllThreads();
+}

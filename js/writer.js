@@ -1,0 +1,397 @@
+// writer.js -- walks JS values and writes MessagePack into a span.
+// Owns: every format as JS writes it, the walk, element paths on failure.
+// Must not touch: where spans come from -- a sink supplies them (sinks.js:
+// the WASM heap through the C writer's slow path, or the caller's array).
+//
+// A sink is { u8, dv, pos, end, more(n), array(kind, view) }: u8/dv view
+// the span's memory, bytes go at u8[pos..end). more(n) leaves at least n
+// bytes between pos and end (or throws); array() writes a typed array as a
+// MessagePack array (through C) and returns null, or returns the bytes to
+// copy. The walk keeps the span in module variables for speed and saves
+// them around each call, so an encode nested in a getter has its own.
+
+import { Ext } from './ext.js';
+import {
+  EncodeFailure, codes, finishEncodeError, indexStep, keyStep, mapKeyStep, mapStep,
+  valuesAlong, within,
+} from './errors.js';
+import { numericKind } from './typed.js';
+import { utf8Length, writeUtf8 } from './text.js';
+
+let u8 = null;
+let dv = null;
+let pos = 0;
+let end = 0;
+let sink = null;
+let maxDepth = 500;
+
+const RAW_CHUNK = 65536;          // bytes asked of a sink at once for long copies
+const LONG_STRING = 16384;        // longer strings are written in chunks
+
+/**
+ * Writes value into the sink's span; on return sink.pos is past the
+ * message. Throws a ScratchpackError with the element path on failure.
+ */
+export function encodeWith(s, value, depthLimit) {
+  const su8 = u8, sdv = dv, spos = pos, send = end, ssink = sink, sdepth = maxDepth;
+  sink = s; u8 = s.u8; dv = s.dv; pos = s.pos; end = s.end; maxDepth = depthLimit;
+  try {
+    writeValue(value, 0);
+    s.pos = pos;
+  } catch (e) {
+    throw explain(e, value);
+  } finally {
+    u8 = su8; dv = sdv; pos = spos; end = send; sink = ssink; maxDepth = sdepth;
+  }
+}
+
+// A depth failure along a path that meets an ancestor again is a cycle.
+function explain(e, root) {
+  if (!(e instanceof EncodeFailure) || e.code !== codes.DEPTH_LIMIT) return finishEncodeError(e);
+  const steps = e.steps.slice().reverse();
+  const values = valuesAlong(root, steps);
+  for (let j = 1; j < values.length; j++) {
+    const i = values.indexOf(values[j]);
+    if (i < j && typeof values[j] === 'object' && values[j] !== null) {
+      const f = new EncodeFailure(codes.CYCLE,
+        `cyclic structure: this value is its own ancestor (the one at ${pathOf(steps.slice(0, i))})`);
+      f.steps = steps.slice(0, j).reverse();
+      return finishEncodeError(f);
+    }
+  }
+  return finishEncodeError(e);
+}
+
+function pathOf(steps) {
+  const f = new EncodeFailure('', '');
+  f.steps = steps.slice().reverse();
+  return finishEncodeError(f).path || 'the root';
+}
+
+function more(n) {
+  sink.pos = pos;
+  sink.more(n);
+  u8 = sink.u8; dv = sink.dv; pos = sink.pos; end = sink.end;
+}
+
+function writeValue(v, depth) {
+  switch (typeof v) {
+    case 'string': writeString(v); return;
+    case 'number': writeNumber(v); return;
+    case 'boolean':
+      if (pos >= end) more(1);
+      u8[pos++] = v ? 0xc3 : 0xc2;
+      return;
+    case 'object':
+      if (v === null) writeNil();
+      else writeObject(v, depth + 1);
+      return;
+    case 'undefined': writeNil(); return;
+    case 'bigint': writeBigInt(v); return;
+    default:
+      throw new EncodeFailure(codes.UNSUPPORTED_TYPE, `cannot encode a ${typeof v}`);
+  }
+}
+
+function writeNil() {
+  if (pos >= end) more(1);
+  u8[pos++] = 0xc0;
+}
+
+// ---- numbers ---------------------------------------------------------------
+
+function writeNumber(v) {
+  if (end - pos < 9) more(9);
+  if ((v >>> 0) === v) {                       // 0 .. 2^32-1 (and -0)
+    if (v < 0x80) {
+      if (v === 0 && 1 / v < 0) { writeFloat64(v); return; }
+      u8[pos++] = v;
+    } else if (v < 0x100) {
+      u8[pos] = 0xcc; u8[pos + 1] = v; pos += 2;
+    } else if (v < 0x10000) {
+      u8[pos] = 0xcd; u8[pos + 1] = v >>> 8; u8[pos + 2] = v & 0xff; pos += 3;
+    } else {
+      u8[pos] = 0xce; dv.setUint32(pos + 1, v); pos += 5;
+    }
+  } else if ((v | 0) === v) {                  // -2^31 .. -1
+    if (v >= -32) {
+      u8[pos++] = v & 0xff;
+    } else if (v >= -128) {
+      u8[pos] = 0xd0; u8[pos + 1] = v & 0xff; pos += 2;
+    } else if (v >= -32768) {
+      u8[pos] = 0xd1; u8[pos + 1] = (v >> 8) & 0xff; u8[pos + 2] = v & 0xff; pos += 3;
+    } else {
+      u8[pos] = 0xd2; dv.setInt32(pos + 1, v); pos += 5;
+    }
+  } else if (Number.isSafeInteger(v)) {        // the 64-bit forms
+    const hi = Math.floor(v / 4294967296);
+    u8[pos] = v > 0 ? 0xcf : 0xd3;
+    dv.setInt32(pos + 1, hi);
+    dv.setUint32(pos + 5, v - hi * 4294967296);
+    pos += 9;
+  } else {
+    writeFloat64(v);
+  }
+}
+
+function writeFloat64(v) {
+  u8[pos] = 0xcb;
+  dv.setFloat64(pos + 1, v);
+  pos += 9;
+}
+
+const U64_MAX = 0xffffffffffffffffn;
+const I64_MIN = -0x8000000000000000n;
+
+// BigInt <-> int64/uint64: always the 64-bit forms, so the type survives.
+function writeBigInt(v) {
+  if (v > U64_MAX || v < I64_MIN)
+    throw new EncodeFailure(codes.VALUE_RANGE, `BigInt ${v} does not fit in 64 bits`);
+  if (end - pos < 9) more(9);
+  if (v >= 0n) { u8[pos] = 0xcf; dv.setBigUint64(pos + 1, v); }
+  else { u8[pos] = 0xd3; dv.setBigInt64(pos + 1, v); }
+  pos += 9;
+}
+
+// ---- strings ---------------------------------------------------------------
+
+// Short strings: the header is guessed from the unit count (UTF-8 is never
+// shorter), the body written by a JS loop, and moved forward by one byte in
+// the rare case the guess was short.
+function writeString(s) {
+  const n = s.length;
+  if (n >= 32) { writeLongerString(s, n); return; }
+  if (end - pos < 3 * n + 2) more(3 * n + 2);
+  const start = pos + 1;
+  let p = start;
+  for (let i = 0; i < n; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 0x80) u8[p++] = c;
+    else if (c >= 0xd800 && c < 0xdc00 && isPair(s, i)) p = putPair(c, s.charCodeAt(++i), p);
+    else p = putChar(c, p);
+  }
+  const len = p - start;
+  if (len < 32) {
+    u8[pos] = 0xa0 | len;
+  } else {
+    u8.copyWithin(start + 1, start, p);
+    u8[pos] = 0xd9; u8[pos + 1] = len;
+    p++;
+  }
+  pos = p;
+}
+
+const isPair = (s, i) => i + 1 < s.length && (s.charCodeAt(i + 1) & 0xfc00) === 0xdc00;
+
+// One non-ASCII UTF-16 unit at p (a lone surrogate becomes U+FFFD).
+function putChar(c, p) {
+  if (c < 0x800) {
+    u8[p] = 0xc0 | (c >> 6); u8[p + 1] = 0x80 | (c & 63);
+    return p + 2;
+  }
+  if (c >= 0xd800 && c < 0xe000) c = 0xfffd;
+  u8[p] = 0xe0 | (c >> 12); u8[p + 1] = 0x80 | ((c >> 6) & 63); u8[p + 2] = 0x80 | (c & 63);
+  return p + 3;
+}
+
+// A surrogate pair at p.
+function putPair(hi, lo, p) {
+  const cp = 0x10000 + ((hi - 0xd800) << 10) + (lo - 0xdc00);
+  u8[p] = 0xf0 | (cp >> 18); u8[p + 1] = 0x80 | ((cp >> 12) & 63);
+  u8[p + 2] = 0x80 | ((cp >> 6) & 63); u8[p + 3] = 0x80 | (cp & 63);
+  return p + 4;
+}
+
+const headerSize = (n) => (n < 0x100 ? 2 : n < 0x10000 ? 3 : 5);
+
+function putStrHeader(at, len, size) {
+  if (size === 1) u8[at] = 0xa0 | len;
+  else if (size === 2) { u8[at] = 0xd9; u8[at + 1] = len; }
+  else if (size === 3) { u8[at] = 0xda; u8[at + 1] = len >>> 8; u8[at + 2] = len & 0xff; }
+  else { u8[at] = 0xdb; dv.setUint32(at + 1, len); }
+}
+
+// 32 units and more: the host's UTF-8 encoder after a guessed header; very
+// long ones (or ones that do not fit a fixed target's worst case) get
+// their exact length first and go in chunks.
+function writeLongerString(s, n) {
+  const worst = 3 * n + 5;
+  if (n > LONG_STRING || (end - pos < worst && sink.fixed)) { writeChunkedString(s, n); return; }
+  if (end - pos < worst) more(worst);
+  const guess = headerSize(n);
+  const start = pos + guess;
+  const len = writeUtf8(u8, s, start, end - start);
+  const size = headerSize(len);
+  if (size > guess) u8.copyWithin(pos + size, start, start + len);
+  putStrHeader(pos, len, size);
+  pos += size + len;
+}
+
+function writeChunkedString(s, n) {
+  const len = utf8Length(s);
+  if (len > 0xffffffff) throw new EncodeFailure(codes.LENGTH_LIMIT, 'string longer than 2^32-1 bytes');
+  if (end - pos < 5) more(5);
+  const size = len < 32 ? 1 : headerSize(len);
+  putStrHeader(pos, len, size);
+  pos += size;
+  for (let i = 0; i < n;) {
+    if (end - pos < 8) more(Math.max(8, Math.min(3 * (n - i), RAW_CHUNK)));
+    let k = Math.min(n - i, Math.floor((end - pos) / 3));
+    if (k < n - i && (s.charCodeAt(i + k - 1) & 0xfc00) === 0xd800) k--;   // keep pairs whole
+    pos += writeUtf8(u8, k === n ? s : s.substring(i, i + k), pos, end - pos);
+    i += k;
+  }
+}
+
+// ---- raw bytes, bin, ext ---------------------------------------------------
+
+function writeRaw(b) {
+  const n = b.length;
+  if (n <= end - pos) {
+    if (n < 32) for (let i = 0; i < n; i++) u8[pos + i] = b[i];
+    else u8.set(b, pos);
+    pos += n;
+    return;
+  }
+  for (let i = 0; i < n;) {
+    if (pos >= end) more(Math.min(n - i, RAW_CHUNK));
+    const k = Math.min(end - pos, n - i);
+    u8.set(b.subarray(i, i + k), pos);
+    pos += k;
+    i += k;
+  }
+}
+
+function writeBin(b) {
+  const n = b.length;
+  if (n > 0xffffffff) throw new EncodeFailure(codes.LENGTH_LIMIT, 'binary longer than 2^32-1 bytes');
+  if (end - pos < 5) more(5);
+  if (n < 0x100) { u8[pos] = 0xc4; u8[pos + 1] = n; pos += 2; }
+  else if (n < 0x10000) { u8[pos] = 0xc5; u8[pos + 1] = n >>> 8; u8[pos + 2] = n & 0xff; pos += 3; }
+  else { u8[pos] = 0xc6; dv.setUint32(pos + 1, n); pos += 5; }
+  writeRaw(b);
+}
+
+function writeExtHeader(type, n) {
+  if (end - pos < 6) more(6);
+  const fix = n === 1 ? 0xd4 : n === 2 ? 0xd5 : n === 4 ? 0xd6 : n === 8 ? 0xd7 : n === 16 ? 0xd8 : 0;
+  if (fix) { u8[pos++] = fix; }
+  else if (n < 0x100) { u8[pos] = 0xc7; u8[pos + 1] = n; pos += 2; }
+  else if (n < 0x10000) { u8[pos] = 0xc8; u8[pos + 1] = n >>> 8; u8[pos + 2] = n & 0xff; pos += 3; }
+  else { u8[pos] = 0xc9; dv.setUint32(pos + 1, n); pos += 5; }
+  u8[pos++] = type & 0xff;
+}
+
+// Date <-> timestamp ext -1 in its smallest form (32, 64 or 96 bits).
+function writeDate(d) {
+  const ms = d.getTime();
+  if (Number.isNaN(ms)) throw new EncodeFailure(codes.VALUE_RANGE, 'cannot encode an invalid Date');
+  const sec = Math.floor(ms / 1000);
+  const nsec = (ms - sec * 1000) * 1000000;
+  if (end - pos < 15) more(15);
+  if (sec >= 0 && sec < 17179869184) {                 // 2^34
+    if (nsec === 0 && sec < 4294967296) {
+      u8[pos] = 0xd6; u8[pos + 1] = 0xff; dv.setUint32(pos + 2, sec); pos += 6;
+    } else {
+      u8[pos] = 0xd7; u8[pos + 1] = 0xff;
+      dv.setUint32(pos + 2, nsec * 4 + Math.floor(sec / 4294967296));
+      dv.setUint32(pos + 6, sec >>> 0);
+      pos += 10;
+    }
+    return;
+  }
+  u8[pos] = 0xc7; u8[pos + 1] = 12; u8[pos + 2] = 0xff;
+  dv.setUint32(pos + 3, nsec);
+  dv.setBigInt64(pos + 7, BigInt(sec));
+  pos += 15;
+}
+
+// ---- containers ------------------------------------------------------------
+
+function writeHeader(n, fix, c16) {
+  if (end - pos < 5) more(5);
+  if (n < 16) { u8[pos++] = fix | n; }
+  else if (n < 0x10000) { u8[pos] = c16; u8[pos + 1] = n >>> 8; u8[pos + 2] = n & 0xff; pos += 3; }
+  else { u8[pos] = c16 + 1; dv.setUint32(pos + 1, n); pos += 5; }
+}
+
+function writeArray(a, depth) {
+  const n = a.length;
+  writeHeader(n, 0x90, 0xdc);
+  let i = 0;
+  try {
+    for (; i < n; i++) writeValue(a[i], depth);
+  } catch (e) {
+    throw within(e, indexStep(i));
+  }
+}
+
+function writeObjectMap(o, depth) {
+  const keys = Object.keys(o);
+  const n = keys.length;
+  writeHeader(n, 0x80, 0xde);
+  let i = 0;
+  try {
+    for (; i < n; i++) {
+      const k = keys[i];
+      writeString(k);
+      writeValue(o[k], depth);
+    }
+  } catch (e) {
+    throw within(e, keyStep(keys[i]));
+  }
+}
+
+function writeMap(m, depth) {
+  writeHeader(m.size, 0x80, 0xde);
+  for (const [k, v] of m) {
+    try { writeValue(k, depth); } catch (e) { throw within(e, mapKeyStep(k)); }
+    try { writeValue(v, depth); } catch (e) { throw within(e, mapStep(k)); }
+  }
+}
+
+function writeTyped(view) {
+  const kind = numericKind(view);
+  if (kind < 0) {
+    writeBin(view instanceof Uint8Array ? view : new Uint8Array(view.buffer, view.byteOffset, view.byteLength));
+    return;
+  }
+  sink.pos = pos;
+  const bytes = sink.array(kind, view);
+  u8 = sink.u8; dv = sink.dv; pos = sink.pos; end = sink.end;
+  if (bytes !== null) writeRaw(bytes);
+}
+
+const refused = [
+  [typeof Set === 'function' ? Set : null, 'a Set (convert it to an Array)'],
+  [typeof WeakMap === 'function' ? WeakMap : null, 'a WeakMap'],
+  [typeof WeakSet === 'function' ? WeakSet : null, 'a WeakSet'],
+  [typeof WeakRef === 'function' ? WeakRef : null, 'a WeakRef'],
+  [typeof Promise === 'function' ? Promise : null, 'a Promise (await it first)'],
+  [RegExp, 'a RegExp'],
+].filter(([c]) => c !== null);
+
+function writeObject(v, depth) {
+  if (depth > maxDepth)
+    throw new EncodeFailure(codes.DEPTH_LIMIT, `nesting deeper than ${maxDepth} levels`);
+  const ctor = v.constructor;
+  if (ctor === Object) writeObjectMap(v, depth);
+  else if (Array.isArray(v)) writeArray(v, depth);
+  else if (ArrayBuffer.isView(v)) writeTyped(v);
+  else if (v instanceof Map) writeMap(v, depth);
+  else if (v instanceof Date) writeDate(v);
+  else if (v instanceof Ext) { writeExtHeader(v.type, v.data.length); writeRaw(v.data); }
+  else if (v instanceof ArrayBuffer ||
+           (typeof SharedArrayBuffer === 'function' && v instanceof SharedArrayBuffer)) writeBin(new Uint8Array(v));
+  else writeOtherObject(v, depth);
+}
+
+function writeOtherObject(v, depth) {
+  for (const [c, what] of refused)
+    if (v instanceof c) throw new EncodeFailure(codes.UNSUPPORTED_TYPE, `cannot encode ${what}`);
+  if (v instanceof Number || v instanceof String || v instanceof Boolean) {
+    writeValue(v.valueOf(), depth);
+    return;
+  }
+  writeObjectMap(v, depth);                     // class instances, null-prototype objects
+}
