@@ -34,6 +34,8 @@ sp_scratch *sp_scratch_acquire(size_t size, int legacy, int *fresh) {
   return &scratch;
 }
 
+int sp_scratch_held(void) { return scratch.users > 0; }
+
 void sp_scratch_release(sp_scratch *s) {
   if (s != NULL && s->users > 0) s->users--;
 }

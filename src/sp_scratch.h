@@ -22,6 +22,9 @@ typedef struct sp_scratch {
 ** *fresh is set to 1 when this call allocated it. NULL also on no memory. */
 sp_scratch *sp_scratch_acquire(size_t size, int legacy, int *fresh);
 
+/* 1 when an outer call on this thread holds the scratch now. */
+int sp_scratch_held(void);
+
 /* Gives the scratch back (no operation on NULL). */
 void sp_scratch_release(sp_scratch *s);
 

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "sp_scratch.h"
+#include "sp_trace.h"
 #include "sp_writer.h"
 
 /* Field by field: a memset of the whole struct (its error path is 96 bytes)
@@ -21,6 +22,8 @@ static void writer_clear(sp_writer *w, sp_mode mode) {
   w->out = NULL;
   w->scratch = NULL;
   w->cancel = NULL;
+  w->trace = NULL;
+  w->real_end = w->mark = NULL;
   w->err.code = SP_OK;
   w->err.inner = 0;
   w->err.cause = w->err.site = NULL;
@@ -43,6 +46,14 @@ void sp_writer_init_array(sp_writer *w, uint8_t *scratch, size_t size, sp_seq_po
   w->seq_pool = pool;
   w->base = w->cur = scratch;
   w->end = scratch + size;
+}
+
+void sp_writer_set_trace(sp_writer *w, sp_trace *t) {
+  w->trace = t;
+  if (t == NULL) return;
+  w->real_end = w->end;      /* hold the span shut: the first reservation comes to us */
+  w->end = w->cur;
+  w->mark = w->cur;
 }
 
 sp_code sp_writer_fail(sp_writer *w, sp_code code, const char *cause, const char *site) {
@@ -74,6 +85,89 @@ static sp_seq_pool *seq_pool_of(sp_writer *w) {
   return w->seq_pool;
 }
 
+/* ---- tracing (only ever reached with w->trace set) ---------------------- */
+
+/* Records the bytes written since the last record, where they lie. */
+static void trace_writes(sp_writer *w) {
+  sp_trace_event *e;
+  size_t n = (size_t)(w->cur - w->mark);
+  if (w->mark == NULL || n == 0 || (e = sp_trace_add(w->trace, SP_TR_WRITE)) == NULL) {
+    w->mark = w->cur;
+    return;
+  }
+  e->size = n;
+  e->data = sp_trace_bytes(w->trace, w->mark, n);
+  if (w->mode == SP_MODE_SCRATCH) {
+    e->buffer = SP_TR_BUF_SCRATCH;
+    e->offset = (uint64_t)(w->mark - w->base);
+  } else if (w->mode == SP_MODE_SEQUENCE) {
+    e->buffer = SP_TR_BUF_SEGMENT;
+    e->index = (uint32_t)(w->seq->nsegs - 1);
+    e->offset = (uint64_t)(w->mark - w->seq->segs[w->seq->nsegs - 1].data);
+  } else {
+    e->buffer = SP_TR_BUF_OUTPUT;
+    e->offset = w->committed + (uint64_t)(w->mark - w->base);
+  }
+  e->addr = (uint64_t)(uintptr_t)w->mark;
+  w->mark = w->cur;
+}
+
+/* Records a reservation; when it fits, holds 'end' to exactly n bytes so the
+** next one comes back here, and returns the span. NULL: take the real path. */
+static uint8_t *trace_reserve(sp_writer *w, size_t n) {
+  sp_trace_event *e;
+  int fits = w->real_end != NULL && (size_t)(w->real_end - w->cur) >= n;
+  trace_writes(w);
+  if ((e = sp_trace_add(w->trace, SP_TR_RESERVE)) != NULL) {
+    e->offset = sp_writer_length(w);
+    e->size = n;
+    e->flag = (uint8_t)fits;
+    e->buffer = w->mode == SP_MODE_SCRATCH ? SP_TR_BUF_SCRATCH
+              : w->mode == SP_MODE_SEQUENCE ? SP_TR_BUF_SEGMENT : SP_TR_BUF_OUTPUT;
+  }
+  if (!fits) {
+    if (w->real_end != NULL) w->end = w->real_end;
+    return NULL;
+  }
+  w->end = w->cur + n;
+  return w->cur;
+}
+
+/* After the real path found a new span: remember its end, hold 'end'. */
+static void trace_hold(sp_writer *w, size_t n) {
+  w->real_end = w->end;
+  w->end = w->cur + n;
+  w->mark = w->cur;
+}
+
+static int tier_of(const sp_pool_stats *a, const sp_pool_stats *b) {
+  if (b->unpooled > a->unpooled) return SP_TR_TIER_UNPOOLED;
+  if (b->fresh > a->fresh) return SP_TR_TIER_FRESH;
+  if (b->fallback_hits > a->fallback_hits) return SP_TR_TIER_FALLBACK;
+  return SP_TR_TIER_HIT;
+}
+
+/* sp_seq_get_span, recording a newly rented segment and its pool tier. */
+static uint8_t *seq_span(sp_writer *w, size_t hint, size_t *avail) {
+  sp_pool_stats before, after;
+  size_t nsegs = w->seq->nsegs;
+  uint8_t *span;
+  sp_trace_event *e;
+  if (w->trace == NULL) return sp_seq_get_span(w->seq, hint, avail);
+  sp_pool_stats_get(w->seq->pool, &before);
+  span = sp_seq_get_span(w->seq, hint, avail);
+  if (span == NULL || (w->seq->nsegs == nsegs && span != w->seq->segs[nsegs - 1].data))
+    return span;
+  sp_pool_stats_get(w->seq->pool, &after);
+  if ((e = sp_trace_add(w->trace, SP_TR_SEGMENT)) != NULL) {
+    e->index = (uint32_t)(w->seq->nsegs - 1);
+    e->size = w->seq->segs[w->seq->nsegs - 1].capacity;
+    e->addr = (uint64_t)(uintptr_t)span;
+    e->flag = (uint8_t)tier_of(&before, &after);
+  }
+  return span;
+}
+
 static int rent_sequence(sp_writer *w) {
   if (w->seq != NULL) return 1;
   if (seq_pool_of(w) == NULL || (w->seq = sp_seq_pool_rent(w->seq_pool)) == NULL) {
@@ -87,7 +181,7 @@ static int rent_sequence(sp_writer *w) {
 static int seq_append(sp_writer *w, const uint8_t *src, size_t len, size_t hint) {
   while (len > 0) {
     size_t avail, k;
-    uint8_t *span = sp_seq_get_span(w->seq, hint, &avail);
+    uint8_t *span = seq_span(w, hint, &avail);
     if (span == NULL) {
       sp_writer_fail(w, SP_E_NOMEM, "no segment for the output", __func__);
       return 0;
@@ -112,6 +206,10 @@ static int migrate(sp_writer *w, size_t need) {
   pooled = w->seq->pool->max_pooled;
   hint = used + need <= pooled ? used + need : (used < pooled ? used : pooled);
   if (used > 0 && !seq_append(w, w->base, used, hint)) return 0;
+  if (w->trace != NULL) {
+    sp_trace_event *e = sp_trace_add(w->trace, SP_TR_MIGRATE);
+    if (e != NULL) { e->size = used; e->addr = (uint64_t)(uintptr_t)w->seq->segs[0].data; }
+  }
   w->committed += used;
   w->mode = SP_MODE_SEQUENCE;
   sp_scratch_release(w->scratch);
@@ -124,6 +222,7 @@ uint8_t *sp_writer_reserve_slow(sp_writer *w, size_t n) {
   size_t avail = 0;
   uint8_t *span = NULL;
   if (w->err.code != SP_OK) return NULL;
+  if (w->trace != NULL && (span = trace_reserve(w, n)) != NULL) return span;
   if (w->mode == SP_MODE_SCRATCH) {
     if (!migrate(w, n)) return NULL;
   } else {
@@ -137,13 +236,14 @@ uint8_t *sp_writer_reserve_slow(sp_writer *w, size_t n) {
     }
   } else {
     if (!rent_sequence(w)) return NULL;
-    if ((span = sp_seq_get_span(w->seq, n, &avail)) == NULL) {
+    if ((span = seq_span(w, n, &avail)) == NULL) {
       sp_writer_fail(w, SP_E_NOMEM, "no segment for the output", __func__);
       return NULL;
     }
   }
   w->base = w->cur = span;
   w->end = span + avail;
+  if (w->trace != NULL) trace_hold(w, n);
   return span;
 }
 
@@ -161,15 +261,24 @@ static size_t raw_chunk(sp_writer *w, size_t n) {
   return n < limit ? n : limit;
 }
 
+/* Room left in the current span (its real end when tracing). */
+static size_t room_of(const sp_writer *w) {
+  const uint8_t *end = w->trace != NULL && w->real_end != NULL ? w->real_end : w->end;
+  return w->err.code == SP_OK ? (size_t)(end - w->cur) : 0;
+}
+
 void sp_write_raw_slow(sp_writer *w, const void *src, size_t n) {
   const uint8_t *p = src;
   while (n > 0) {
-    size_t room = (size_t)(w->end - w->cur), k;
-    if (room == 0 || w->mode == SP_MODE_SCRATCH) {
+    size_t room = room_of(w), k;
+    int reserved = 0;
+    if (room == 0 || (room < n && w->mode == SP_MODE_SCRATCH)) {
       if (sp_writer_reserve_slow(w, raw_chunk(w, n)) == NULL) return;
       room = (size_t)(w->end - w->cur);
+      reserved = 1;
     }
     k = room < n ? room : n;
+    if (w->trace != NULL && !reserved && sp_writer_reserve_slow(w, k) == NULL) return;
     memcpy(w->cur, p, k);
     w->cur += k;
     p += k;
@@ -261,6 +370,7 @@ void sp_write_timestamp(sp_writer *w, int64_t sec, uint32_t nsec) {
 }
 
 sp_code sp_writer_flush(sp_writer *w) {
+  if (w->trace != NULL) trace_writes(w);
   if (w->err.code == SP_OK) commit(w);
   return w->err.code;
 }

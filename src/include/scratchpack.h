@@ -15,6 +15,7 @@
 #include "sp_reader.h"
 #include "sp_sequence.h"
 #include "sp_serialize.h"
+#include "sp_trace.h"
 #include "sp_value.h"
 #include "sp_writer.h"
 

@@ -31,6 +31,7 @@
 typedef enum sp_mode { SP_MODE_SCRATCH, SP_MODE_OUTPUT, SP_MODE_SEQUENCE } sp_mode;
 
 struct sp_scratch;
+struct sp_trace;
 
 typedef struct sp_writer {
   uint8_t *cur;               /* next byte to write */
@@ -43,6 +44,9 @@ typedef struct sp_writer {
   const sp_output *out;       /* OUTPUT: the caller's buffer writer */
   struct sp_scratch *scratch; /* SCRATCH: held until migration or finish */
   const atomic_int *cancel;   /* nonzero -> stop with SP_E_CANCELLED */
+  struct sp_trace *trace;     /* NULL unless tracing (sp_trace.h) */
+  uint8_t *real_end;          /* tracing: the span's real end ('end' is held short) */
+  uint8_t *mark;              /* tracing: first written byte not yet recorded */
   sp_error err;
 } sp_writer;
 
@@ -59,6 +63,10 @@ void sp_writer_init_sequence(sp_writer *w, sp_seq_pool *pool);
 /* A writer into 'size' bytes at 'scratch' that migrates to a sequence from
 ** 'pool' when they do not suffice. The array stays the caller's. */
 void sp_writer_init_array(sp_writer *w, uint8_t *scratch, size_t size, sp_seq_pool *pool);
+
+/* Records this writer's reservations and writes into t (sp_trace.h); call
+** right after init. NULL turns it off. */
+void sp_writer_set_trace(sp_writer *w, struct sp_trace *t);
 
 /* Commits what was written: to the output (OUTPUT) or the sequence
 ** (SEQUENCE). Returns the sticky error code (SP_OK when none). */
