@@ -13,6 +13,7 @@
 #include "sp_output.h"
 #include "sp_pool.h"
 #include "sp_reader.h"
+#include "sp_schema.h"
 #include "sp_sequence.h"
 #include "sp_serialize.h"
 #include "sp_trace.h"

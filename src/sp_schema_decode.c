@@ -1,0 +1,314 @@
+/*
+** sp_schema_decode.c -- reading structs described by schemas, into new or
+** existing values.
+** Owns: field decoding, reuse of existing strings, bins and arrays, the
+** array-form and map-form walks. Must not touch: key matching internals
+** (sp_schema_keys.c finds the field) or the reader's internals (only its
+** public reads, sp_skip and the depth calls).
+**
+** Every step keeps the struct consistent: a block is recorded in its member
+** (pointer and cap) the moment it is allocated, and the block it replaces
+** is freed in the same step. So an error at any point leaves a struct that
+** sp_schema_release frees completely.
+**
+** Reuse (MemoryPack's overwrite-read, without its List traps):
+**   same length  elements decoded in place, their strings and arrays reused;
+**   shorter      the tail's elements released and their slots zeroed, the
+**                block kept for the next longer message;
+**   longer       one new block; the old elements move into it with what they
+**                own, so even a grown array reuses its nested memory.
+*/
+#include <string.h>
+
+#include "sp_alloc.h"
+#include "sp_schema_internal.h"
+
+static const char empty[1];   /* where an empty str/bin points when nothing is owned */
+
+static int decode_struct(sp_reader *r, const sp_resolved *rs, uint8_t *obj, unsigned flags);
+
+/* ---- errors ---------------------------------------------------------------- */
+
+static int fail_resolve(sp_reader *r, const sp_error *e) {
+  if (r->err.code != SP_OK) return 0;
+  sp_reader_fail(r, e->code, e->cause, e->site);
+  memcpy(r->err.path, e->path, sizeof r->err.path);
+  return 0;
+}
+
+static int field_path(sp_reader *r, const sp_rfield *rf) {
+  if (rf->f->name) sp_error_path_key(&r->err, rf->f->name, rf->name_len);
+  else sp_error_path_index(&r->err, rf->f->key - 1);
+  return 0;
+}
+
+static const sp_resolved *nested(sp_reader *r, const sp_rfield *rf) {
+  sp_error e;
+  const sp_resolved *rs = sp_schema_get(rf->f->schema, &e);
+  if (rs == NULL) fail_resolve(r, &e);
+  return rs;
+}
+
+/* ---- str and bin ------------------------------------------------------------- */
+
+/* A block of at least 'need' bytes for a member that owns *cap bytes at
+** 'old': the old block when big enough, else a new one (the old one freed).
+** NULL (with SP_E_NOMEM, member unchanged) when allocation fails. */
+static uint8_t *room(sp_reader *r, void *old, size_t *cap, size_t need) {
+  uint8_t *p;
+  if (*cap >= need) return old;
+  if ((p = sp_malloc(need)) == NULL) {
+    sp_reader_fail(r, SP_E_NOMEM, "no memory for a str/bin member", __func__);
+    return NULL;
+  }
+  if (*cap) sp_free(old, *cap);
+  *cap = need;
+  return p;
+}
+
+/* The body of a str/bin of 'len' bytes: borrowed from the input, or copied
+** into the member's block (NUL-terminated when 'term'). The member is the
+** triple (ptr, len, cap), updated consistently at each step. */
+static int read_body(sp_reader *r, uint8_t **ptr, size_t *len, size_t *cap, uint32_t n,
+                     int term, unsigned flags) {
+  const uint8_t *view;
+  uint8_t *dst;
+  if (flags & SP_DECODE_BORROW) {
+    if (!sp_read_view(r, n, &view))
+      return r->err.code ? 0
+           : sp_reader_fail(r, SP_E_LIMIT, "borrowed body spans segments", __func__);
+    if (*cap) sp_free(*ptr, *cap);
+    *ptr = (uint8_t *)(uintptr_t)(n ? view : (const uint8_t *)empty);
+    *len = n;
+    *cap = 0;
+    return 1;
+  }
+  if (n == 0 && *cap == 0) { *ptr = (uint8_t *)(uintptr_t)empty; *len = 0; return 1; }
+  if ((dst = room(r, *ptr, cap, (size_t)n + (term != 0))) == NULL) return 0;
+  *ptr = dst;
+  *len = 0;
+  if (term) dst[0] = 0;
+  if (!sp_read_raw(r, dst, n)) return 0;
+  if (term) dst[n] = 0;
+  *len = n;
+  return 1;
+}
+
+/* Forgets (and frees, when owned) a member's block: what nil decodes to. */
+static void clear_bytes(uint8_t **ptr, size_t *len, size_t *cap) {
+  if (*cap) sp_free(*ptr, *cap);
+  *ptr = NULL;
+  *len = *cap = 0;
+}
+
+static int decode_str(sp_reader *r, sp_str_field *v, unsigned flags) {
+  uint8_t *p = (uint8_t *)v->ptr;
+  uint32_t n;
+  int ok;
+  if (sp_read_nil_if(r)) {
+    clear_bytes(&p, &v->len, &v->cap);
+    ok = 1;
+  } else {
+    ok = sp_read_str_header(r, &n) && read_body(r, &p, &v->len, &v->cap, n, 1, flags);
+  }
+  v->ptr = (char *)p;
+  return ok;
+}
+
+/* A bin member also accepts a str (as MessagePack-CSharp's bytes reader). */
+static int decode_bin(sp_reader *r, sp_bin_field *v, unsigned flags) {
+  uint32_t n;
+  if (sp_read_nil_if(r)) { clear_bytes(&v->ptr, &v->len, &v->cap); return 1; }
+  if (!(sp_peek(r) == SP_T_STR ? sp_read_str_header(r, &n) : sp_read_bin_header(r, &n))) return 0;
+  return read_body(r, &v->ptr, &v->len, &v->cap, n, 0, flags);
+}
+
+/* ---- elements ------------------------------------------------------------------ */
+
+static int decode_bool(sp_reader *r, bool *out) {
+  int b;
+  if (!sp_read_bool(r, &b)) return 0;
+  *out = b != 0;
+  return 1;
+}
+
+#define AS(type, p) ((type *)(void *)(p))
+
+/* One element of the field's type into the memory at p. */
+static int decode_elem(sp_reader *r, const sp_rfield *rf, uint8_t *p, unsigned flags) {
+  switch (rf->type) {
+    case SP_F_I8: return sp_read_int8(r, AS(int8_t, p));
+    case SP_F_I16: return sp_read_int16(r, AS(int16_t, p));
+    case SP_F_I32: return sp_read_int32(r, AS(int32_t, p));
+    case SP_F_I64: return sp_read_int64(r, AS(int64_t, p));
+    case SP_F_U8: return sp_read_uint8(r, p);
+    case SP_F_U16: return sp_read_uint16(r, AS(uint16_t, p));
+    case SP_F_U32: return sp_read_uint32(r, AS(uint32_t, p));
+    case SP_F_U64: return sp_read_uint64(r, AS(uint64_t, p));
+    case SP_F_FLOAT: return sp_read_float(r, AS(float, p));
+    case SP_F_DOUBLE: return sp_read_double(r, AS(double, p));
+    case SP_F_BOOL: return decode_bool(r, AS(bool, p));
+    case SP_F_STR: return decode_str(r, AS(sp_str_field, p), flags);
+    case SP_F_BIN: return decode_bin(r, AS(sp_bin_field, p), flags);
+    case SP_F_TIMESTAMP: return sp_read_timestamp(r, &AS(sp_ts_field, p)->sec, &AS(sp_ts_field, p)->nsec);
+    default: {
+      const sp_resolved *in = nested(r, rf);
+      return in && decode_struct(r, in, p, flags);
+    }
+  }
+}
+
+/* n elements into consecutive slots at base. */
+static int decode_elems(sp_reader *r, const sp_rfield *rf, uint8_t *base, uint32_t n,
+                        unsigned flags) {
+  for (uint32_t i = 0; i < n; i++) {
+    if (!decode_elem(r, rf, base + (size_t)i * rf->esize, flags)) {
+      sp_error_path_index(&r->err, i);
+      return 0;
+    }
+  }
+  return 1;
+}
+
+/* ---- arrays ---------------------------------------------------------------------- */
+
+/* type m[count]: up to count elements; fewer leave the rest as they are,
+** more is SP_E_LIMIT (the member cannot hold them). */
+static int decode_inline(sp_reader *r, const sp_rfield *rf, uint8_t *p, unsigned flags) {
+  uint64_t at = sp_reader_offset(r);
+  uint32_t n;
+  if (!sp_read_array_header(r, &n)) return 0;
+  if (n > rf->count) {
+    sp_reader_fail(r, SP_E_LIMIT, "array longer than its inline member", __func__);
+    r->err.offset = (size_t)at;
+    return 0;
+  }
+  return decode_elems(r, rf, p, n, flags);
+}
+
+/* Frees what elements [from, to) own and zeroes their slots. */
+static void drop_tail(const sp_rfield *rf, uint8_t *base, size_t from, size_t to) {
+  for (size_t i = from; i < to; i++) sp_schema_release_elem(rf->f, base + i * rf->esize);
+  if (to > from) memset(base + from * rf->esize, 0, (to - from) * rf->esize);
+}
+
+/* Makes the array hold n elements, reusing what it can (see the top of the
+** file). Slots past the old count are zero. 0 on error, array unchanged. */
+static int resize(sp_reader *r, const sp_rfield *rf, sp_array_field *a, uint32_t n) {
+  size_t es = rf->esize, keep = a->cap ? a->count : 0;  /* cap 0: the caller's, never written */
+  uint8_t *block;
+  if (a->cap > 0 && n <= a->cap) {
+    if (n < a->count) drop_tail(rf, a->ptr, n, a->count);
+    a->count = n;
+    return 1;
+  }
+  if (n == 0) { a->ptr = NULL; a->count = 0; return 1; }
+  if (n > SIZE_MAX / es)
+    return sp_reader_fail(r, SP_E_LIMIT, "array larger than memory", __func__);
+  if ((block = sp_malloc((size_t)n * es)) == NULL)
+    return sp_reader_fail(r, SP_E_NOMEM, "no memory for an array member", __func__);
+  if (keep) memcpy(block, a->ptr, keep * es);   /* elements move with what they own */
+  memset(block + keep * es, 0, ((size_t)n - keep) * es);
+  if (a->cap) sp_free(a->ptr, a->cap * es);
+  a->ptr = block;
+  a->cap = a->count = n;
+  return 1;
+}
+
+static int decode_array(sp_reader *r, const sp_rfield *rf, sp_array_field *a, unsigned flags) {
+  uint32_t n = 0;
+  if (!sp_read_nil_if(r) && !sp_read_array_header(r, &n)) return 0;
+  return resize(r, rf, a, n) && decode_elems(r, rf, a->ptr, n, flags);
+}
+
+/* ---- structs ----------------------------------------------------------------------- */
+
+static int decode_field(sp_reader *r, const sp_rfield *rf, uint8_t *obj, unsigned flags) {
+  uint8_t *p = obj + rf->f->offset;
+  int ok;
+  if (rf->shape == SHAPE_ONE) return decode_elem(r, rf, p, flags) || field_path(r, rf);
+  if (!sp_reader_enter(r)) return field_path(r, rf);
+  ok = rf->shape == SHAPE_INLINE ? decode_inline(r, rf, p, flags)
+                                 : decode_array(r, rf, AS(sp_array_field, p), flags);
+  sp_reader_leave(r);
+  return ok || field_path(r, rf);
+}
+
+/* Integer keys: element i is the field with key i; gaps and indices past
+** maxKey are skipped; a shorter array leaves later fields as they are. */
+static int decode_array_form(sp_reader *r, const sp_resolved *rs, uint8_t *obj, unsigned flags) {
+  uint32_t n;
+  if (!sp_read_array_header(r, &n)) return 0;
+  for (uint32_t i = 0; i < n; i++) {
+    int32_t f = i < rs->nslots ? rs->slot[i] : -1;
+    if (f < 0 ? !sp_skip(r) : !decode_field(r, &rs->fields[f], obj, flags)) return 0;
+  }
+  return 1;
+}
+
+/* Drops n body bytes through a small buffer (a key too long to match that
+** spans segments, so it could not be viewed). */
+static int drain(sp_reader *r, uint32_t n, uint8_t *buf, size_t size) {
+  while (n > 0) {
+    uint32_t k = n < size ? n : (uint32_t)size;
+    if (!sp_read_raw(r, buf, k)) return 0;
+    n -= k;
+  }
+  return 1;
+}
+
+/* The field a map key names: its index, -1 for an unknown key (consumed,
+** whatever its type), -2 on error. Never allocates: the key is viewed in
+** place, or copied to the stack when it spans segments. */
+static int32_t read_key(sp_reader *r, const sp_resolved *rs) {
+  uint8_t buf[SP_MAX_KEY_LEN];
+  const uint8_t *p;
+  uint32_t n;
+  if (sp_peek(r) != SP_T_STR) return r->err.code == SP_OK && sp_skip(r) ? -1 : -2;
+  if (!sp_read_str_header(r, &n)) return -2;
+  if (sp_read_view(r, n, &p)) return sp_keyset_find(&rs->ks, p, n);
+  if (r->err.code != SP_OK) return -2;
+  if (n > rs->ks.max_len) return drain(r, n, buf, sizeof buf) ? -1 : -2;
+  return sp_read_raw(r, buf, n) ? sp_keyset_find(&rs->ks, buf, n) : -2;
+}
+
+/* String keys: each known key decodes its field (again, if it repeats: the
+** last wins); unknown keys are skipped with their values. */
+static int decode_map_form(sp_reader *r, const sp_resolved *rs, uint8_t *obj, unsigned flags) {
+  uint32_t n;
+  if (!sp_read_map_header(r, &n)) return 0;
+  for (uint32_t i = 0; i < n; i++) {
+    int32_t f = read_key(r, rs);
+    if (f == -2) return 0;
+    if (f < 0 ? !sp_skip(r) : !decode_field(r, &rs->fields[f], obj, flags)) return 0;
+  }
+  return 1;
+}
+
+static int decode_struct(sp_reader *r, const sp_resolved *rs, uint8_t *obj, unsigned flags) {
+  int ok;
+  if (!sp_reader_enter(r)) return 0;
+  ok = rs->int_keys ? decode_array_form(r, rs, obj, flags) : decode_map_form(r, rs, obj, flags);
+  sp_reader_leave(r);
+  return ok;
+}
+
+/* ---- entries ---------------------------------------------------------------------- */
+
+sp_code sp_schema_read(sp_reader *r, sp_schema *s, void *obj, unsigned flags) {
+  sp_error e;
+  const sp_resolved *rs = sp_schema_get(s, &e);
+  if (rs == NULL) fail_resolve(r, &e);
+  else decode_struct(r, rs, obj, flags);
+  return r->err.code;
+}
+
+sp_code sp_schema_decode(sp_schema *s, const void *data, size_t len, void *obj,
+                         unsigned flags, sp_error *err) {
+  sp_reader r;
+  sp_reader_init(&r, data, len);
+  if (sp_schema_read(&r, s, obj, flags) == SP_OK && r.remaining > 0)
+    sp_reader_fail(&r, SP_E_INVALID, "bytes left after the value", __func__);
+  if (err) *err = r.err;
+  return r.err.code;
+}

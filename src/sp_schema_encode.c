@@ -1,0 +1,335 @@
+/*
+** sp_schema_encode.c -- writing structs described by schemas, and the
+** fixed-size fast path.
+** Owns: the schema formatter, the fixed-width encodings, the to_array fast
+** path. Must not touch: resolution (sp_schema.c) or writer internals (only
+** the public reserve/advance and sp_write_* calls).
+**
+** Two ways to write the same bytes:
+**   put_*    write a fixed-size field or struct straight into memory that
+**            already holds its exact size (no checks per value);
+**   write_*  write through the writer, value by value, reserving as they go.
+** A fixed-size struct (or field) of at most SP_SCHEMA_ONE_SPAN bytes is
+** reserved once and put; sp_schema_to_array puts a fixed-size struct of
+** any size into one exact allocation (MemoryPack's IFixedSizeMemoryPackable
+** path: no thread-static workspace, no copy). Both ways use the same put
+** functions for fixed-width values, so their bytes are equal by design.
+*/
+#include <string.h>
+
+#include "sp_alloc.h"
+#include "sp_bulk.h"
+#include "sp_schema_internal.h"
+
+/* ---- errors ---------------------------------------------------------------- */
+
+/* Copies a resolve failure into the writer (its code, cause and path). */
+static int fail_resolve(sp_writer *w, const sp_error *e) {
+  if (w->err.code != SP_OK) return 0;
+  sp_writer_fail(w, e->code, e->cause, e->site);
+  memcpy(w->err.path, e->path, sizeof w->err.path);
+  return 0;
+}
+
+/* Puts the field in front of the error path: ".name", or "[key]". */
+static int field_path(sp_writer *w, const sp_rfield *rf) {
+  if (rf->f->name) sp_error_path_key(&w->err, rf->f->name, rf->name_len);
+  else sp_error_path_index(&w->err, rf->f->key - 1);
+  return 0;
+}
+
+static const sp_resolved *nested(sp_writer *w, const sp_rfield *rf) {
+  sp_error e;
+  const sp_resolved *rs = sp_schema_get(rf->f->schema, &e);
+  if (rs == NULL) fail_resolve(w, &e);
+  return rs;
+}
+
+/* ---- fixed-width values --------------------------------------------------- */
+
+#define LOAD(type, src) (*(const type *)(const void *)(src))
+
+/* An integer in the full-width form of its type. */
+static size_t put_wide_int(uint8_t *p, uint8_t type, const uint8_t *src) {
+  switch (type) {
+    case SP_F_I8: p[0] = 0xd0; p[1] = (uint8_t)LOAD(int8_t, src); return 2;
+    case SP_F_I16: p[0] = 0xd1; sp_store16(p + 1, (uint16_t)LOAD(int16_t, src)); return 3;
+    case SP_F_I32: p[0] = 0xd2; sp_store32(p + 1, (uint32_t)LOAD(int32_t, src)); return 5;
+    case SP_F_I64: p[0] = 0xd3; sp_store64(p + 1, (uint64_t)LOAD(int64_t, src)); return 9;
+    case SP_F_U8: p[0] = 0xcc; p[1] = LOAD(uint8_t, src); return 2;
+    case SP_F_U16: p[0] = 0xcd; sp_store16(p + 1, LOAD(uint16_t, src)); return 3;
+    case SP_F_U32: p[0] = 0xce; sp_store32(p + 1, LOAD(uint32_t, src)); return 5;
+    default: p[0] = 0xcf; sp_store64(p + 1, LOAD(uint64_t, src)); return 9;
+  }
+}
+
+/* The 96-bit timestamp form, whatever the value (c7 0c ff nsec sec). */
+static size_t put_wide_ts(sp_writer *w, uint8_t *p, const sp_ts_field *t) {
+  if (t->nsec >= 1000000000u) {
+    sp_writer_fail(w, SP_E_VALUE, "timestamp nanoseconds >= 10^9", __func__);
+    return 0;
+  }
+  p[0] = 0xc7; p[1] = 12; p[2] = 0xff;
+  sp_store32(p + 3, t->nsec);
+  sp_store64(p + 7, (uint64_t)t->sec);
+  return 15;
+}
+
+static size_t put_float(uint8_t *p, float f) {
+  uint32_t bits;
+  memcpy(&bits, &f, 4);
+  p[0] = 0xca;
+  sp_store32(p + 1, bits);
+  return 5;
+}
+
+static size_t put_double(uint8_t *p, double d) {
+  uint64_t bits;
+  memcpy(&bits, &d, 8);
+  p[0] = 0xcb;
+  sp_store64(p + 1, bits);
+  return 9;
+}
+
+/* ---- put: fixed-size structs straight into memory -------------------------- */
+
+static uint8_t *put_struct(sp_writer *w, const sp_resolved *rs, const uint8_t *obj, uint8_t *p);
+
+/* One element of a fixed-size field. NULL after an error. */
+static uint8_t *put_elem(sp_writer *w, const sp_rfield *rf, const uint8_t *src, uint8_t *p) {
+  size_t n;
+  switch (rf->type) {
+    case SP_F_FLOAT: return p + put_float(p, LOAD(float, src));
+    case SP_F_DOUBLE: return p + put_double(p, LOAD(double, src));
+    case SP_F_BOOL: *p = LOAD(bool, src) ? 0xc3 : 0xc2; return p + 1;
+    case SP_F_TIMESTAMP:
+      n = put_wide_ts(w, p, (const sp_ts_field *)(const void *)src);
+      return n ? p + n : NULL;
+    case SP_F_STRUCT: {
+      const sp_resolved *in = nested(w, rf);
+      return in ? put_struct(w, in, src, p) : NULL;
+    }
+    default: return p + put_wide_int(p, rf->type, src);
+  }
+}
+
+/* A fixed-size field: one value, or an inline array's header and values. */
+static uint8_t *put_field(sp_writer *w, const sp_rfield *rf, const uint8_t *src, uint8_t *p) {
+  if (rf->shape == SHAPE_ONE) return put_elem(w, rf, src, p);
+  p += sp_put_header(p, rf->count, 0x90, 15, 0xdc);
+  for (uint32_t i = 0; i < rf->count && p != NULL; i++) {
+    p = put_elem(w, rf, src + (size_t)i * rf->esize, p);
+    if (p == NULL) sp_error_path_index(&w->err, i);
+  }
+  return p;
+}
+
+/* A fixed-size struct: header, then (keys and) fields, nil in the gaps. */
+static uint8_t *put_struct(sp_writer *w, const sp_resolved *rs, const uint8_t *obj, uint8_t *p) {
+  memcpy(p, rs->header, rs->header_len);
+  p += rs->header_len;
+  for (uint32_t i = 0; i < (rs->int_keys ? rs->nslots : rs->nfields); i++) {
+    const sp_rfield *rf;
+    if (rs->int_keys && rs->slot[i] < 0) { *p++ = 0xc0; continue; }
+    rf = &rs->fields[rs->int_keys ? (uint32_t)rs->slot[i] : i];
+    memcpy(p, rs->keys + rf->key_off, rf->key_len);   /* key_len is 0 for integer keys */
+    if ((p = put_field(w, rf, obj + rf->f->offset, p + rf->key_len)) == NULL) {
+      field_path(w, rf);
+      return NULL;
+    }
+  }
+  return p;
+}
+
+/* Reserves 'size' bytes once and puts the fixed-size struct into them. */
+static int encode_fixed(sp_writer *w, const sp_resolved *rs, const uint8_t *obj, size_t size) {
+  uint8_t *p = sp_writer_reserve(w, size), *q;
+  if (p == NULL || (q = put_struct(w, rs, obj, p)) == NULL) return 0;
+  sp_writer_advance(w, (size_t)(q - p));
+  return 1;
+}
+
+/* ---- write: any struct through the writer ---------------------------------- */
+
+static int encode_struct(sp_writer *w, const sp_resolved *rs, const uint8_t *obj, unsigned depth);
+
+/* A value of fixed width (SP_FIXED_WIDTH integer or timestamp). */
+static void write_wide(sp_writer *w, const sp_rfield *rf, const uint8_t *src) {
+  uint8_t *p = sp_writer_reserve(w, 15);
+  size_t n;
+  if (p == NULL) return;
+  n = rf->type == SP_F_TIMESTAMP ? put_wide_ts(w, p, (const sp_ts_field *)(const void *)src)
+                                 : put_wide_int(p, rf->type, src);
+  sp_writer_advance(w, n);
+}
+
+static void write_str(sp_writer *w, const sp_str_field *s) {
+  if (s->ptr == NULL) sp_write_nil(w);
+  else sp_write_str(w, s->ptr, s->len);
+}
+
+static void write_bin(sp_writer *w, const sp_bin_field *b) {
+  if (b->ptr == NULL) sp_write_nil(w);
+  else sp_write_bin(w, b->ptr, b->len);
+}
+
+/* One element in its smallest form (or fixed width when asked). */
+static int write_elem(sp_writer *w, const sp_rfield *rf, const uint8_t *src, unsigned depth) {
+  const sp_ts_field *t = (const sp_ts_field *)(const void *)src;
+  if (rf->fixed_width && (rf->type <= SP_F_U64 || rf->type == SP_F_TIMESTAMP)) {
+    write_wide(w, rf, src);
+    return w->err.code == SP_OK;
+  }
+  switch (rf->type) {
+    case SP_F_I8: sp_write_int(w, LOAD(int8_t, src)); break;
+    case SP_F_I16: sp_write_int(w, LOAD(int16_t, src)); break;
+    case SP_F_I32: sp_write_int(w, LOAD(int32_t, src)); break;
+    case SP_F_I64: sp_write_int(w, LOAD(int64_t, src)); break;
+    case SP_F_U8: sp_write_uint(w, LOAD(uint8_t, src)); break;
+    case SP_F_U16: sp_write_uint(w, LOAD(uint16_t, src)); break;
+    case SP_F_U32: sp_write_uint(w, LOAD(uint32_t, src)); break;
+    case SP_F_U64: sp_write_uint(w, LOAD(uint64_t, src)); break;
+    case SP_F_FLOAT: sp_write_float(w, LOAD(float, src)); break;
+    case SP_F_DOUBLE: sp_write_double(w, LOAD(double, src)); break;
+    case SP_F_BOOL: sp_write_bool(w, LOAD(bool, src)); break;
+    case SP_F_STR: write_str(w, (const sp_str_field *)(const void *)src); break;
+    case SP_F_BIN: write_bin(w, (const sp_bin_field *)(const void *)src); break;
+    case SP_F_TIMESTAMP: sp_write_timestamp(w, t->sec, t->nsec); break;
+    default: {
+      const sp_resolved *in = nested(w, rf);
+      return in && encode_struct(w, in, src, depth + 1);
+    }
+  }
+  return w->err.code == SP_OK;
+}
+
+/* Numeric arrays in smallest forms go to the bulk writers (header
+** included). Returns 0 when the type has none. */
+static int write_bulk(sp_writer *w, uint8_t type, const void *v, size_t n) {
+  switch (type) {
+    case SP_F_I8: sp_write_i8_array(w, v, n); return 1;
+    case SP_F_I16: sp_write_i16_array(w, v, n); return 1;
+    case SP_F_I32: sp_write_i32_array(w, v, n); return 1;
+    case SP_F_I64: sp_write_i64_array(w, v, n); return 1;
+    case SP_F_U8: sp_write_u8_array(w, v, n); return 1;
+    case SP_F_U16: sp_write_u16_array(w, v, n); return 1;
+    case SP_F_U32: sp_write_u32_array(w, v, n); return 1;
+    case SP_F_U64: sp_write_u64_array(w, v, n); return 1;
+    case SP_F_FLOAT: sp_write_f32_array(w, v, n); return 1;
+    case SP_F_DOUBLE: sp_write_f64_array(w, v, n); return 1;
+    default: return 0;
+  }
+}
+
+/* An array of n elements at 'base'. */
+static int write_elems(sp_writer *w, const sp_rfield *rf, const uint8_t *base, size_t n,
+                       unsigned depth) {
+  if ((uint64_t)n > 0xffffffffu) {
+    sp_writer_fail(w, SP_E_LIMIT, "array longer than 2^32-1 elements", __func__);
+    return 0;
+  }
+  if (!rf->fixed_width && write_bulk(w, rf->type, base, n)) return w->err.code == SP_OK;
+  sp_write_array_header(w, (uint32_t)n);
+  for (size_t i = 0; i < n; i++) {
+    if (sp_writer_stopped(w)) return 0;
+    if (!write_elem(w, rf, base + i * rf->esize, depth)) {
+      sp_error_path_index(&w->err, i);
+      return 0;
+    }
+  }
+  return w->err.code == SP_OK;
+}
+
+static int write_field(sp_writer *w, const sp_rfield *rf, const uint8_t *src, unsigned depth) {
+  const sp_array_field *a = (const sp_array_field *)(const void *)src;
+  if (rf->fixed && rf->fixed <= SP_SCHEMA_ONE_SPAN) {      /* one reservation, then put */
+    uint8_t *p = sp_writer_reserve(w, (size_t)rf->fixed), *q;
+    if (p == NULL || (q = put_field(w, rf, src, p)) == NULL) return 0;
+    sp_writer_advance(w, (size_t)(q - p));
+    return 1;
+  }
+  if (rf->shape == SHAPE_ONE) return write_elem(w, rf, src, depth);
+  if (rf->shape == SHAPE_INLINE) return write_elems(w, rf, src, rf->count, depth);
+  if (a->ptr == NULL && a->count > 0) {
+    sp_writer_fail(w, SP_E_MISUSE, "array member with count > 0 and no elements", __func__);
+    return 0;
+  }
+  return write_elems(w, rf, a->ptr, a->count, depth);
+}
+
+/* Header, then each field (after its pre-encoded key), nil in the gaps. */
+static int encode_struct(sp_writer *w, const sp_resolved *rs, const uint8_t *obj, unsigned depth) {
+  if (depth > SP_DEPTH_DEFAULT) {
+    sp_writer_fail(w, SP_E_LIMIT, "structs nest deeper than 500 (a cycle?)", __func__);
+    return 0;
+  }
+  if (sp_writer_stopped(w)) return 0;
+  if (rs->fixed_size && rs->fixed_size <= SP_SCHEMA_ONE_SPAN)
+    return encode_fixed(w, rs, obj, (size_t)rs->fixed_size);
+  sp_write_raw(w, rs->header, rs->header_len);
+  for (uint32_t i = 0; i < (rs->int_keys ? rs->nslots : rs->nfields); i++) {
+    const sp_rfield *rf;
+    if (rs->int_keys && rs->slot[i] < 0) { sp_write_nil(w); continue; }
+    rf = &rs->fields[rs->int_keys ? (uint32_t)rs->slot[i] : i];
+    if (rf->key_len) sp_write_raw(w, rs->keys + rf->key_off, rf->key_len);
+    if (!write_field(w, rf, obj + rf->f->offset, depth)) return field_path(w, rf);
+  }
+  return w->err.code == SP_OK;
+}
+
+/* ---- entries ------------------------------------------------------------------ */
+
+int sp_schema_format(sp_writer *w, const void *value) {
+  const sp_schema_obj *o = value;
+  sp_error e;
+  const sp_resolved *rs = sp_schema_get(o->schema, &e);
+  if (rs == NULL) fail_resolve(w, &e);
+  else encode_struct(w, rs, o->obj, 0);
+  return (int)w->err.code;
+}
+
+/* The fast path: a writer over one exact-size allocation, filled by put.
+** The writer only carries the error; nothing can make it reserve again. */
+static sp_code to_array_fixed(const sp_resolved *rs, const void *obj, const sp_options *opt,
+                              sp_bytes *out, sp_error *err) {
+  size_t size = (size_t)rs->fixed_size;
+  uint8_t *buf = sp_malloc(size);
+  sp_writer w;
+  sp_writer_init_array(&w, buf, buf ? size : 0, NULL);
+  w.cancel = opt ? opt->cancel : NULL;
+  if (buf == NULL) sp_writer_fail(&w, SP_E_NOMEM, "no memory for the result", __func__);
+  else if (!sp_writer_stopped(&w)) encode_fixed(&w, rs, obj, size);
+  if (w.err.code == SP_OK) {
+    out->data = buf;
+    out->len = size;
+  } else {
+    sp_free(buf, size);
+  }
+  if (err) *err = w.err;
+  return w.err.code;
+}
+
+sp_code sp_schema_to_array(sp_schema *s, const void *obj, const sp_options *opt,
+                           sp_bytes *out, sp_error *err) {
+  sp_error e;
+  const sp_resolved *rs = sp_schema_get(s, &e);
+  sp_schema_obj o;
+  out->data = NULL;
+  out->len = 0;
+  if (rs == NULL) {
+    if (err) *err = e;
+    return e.code;
+  }
+  if (rs->fixed_size) return to_array_fixed(rs, obj, opt, out, err);
+  o.schema = s;
+  o.obj = obj;
+  return sp_to_array(sp_schema_format, &o, opt, out, err);
+}
+
+sp_code sp_schema_to_output(const sp_output *out, sp_schema *s, const void *obj,
+                            const sp_options *opt, sp_error *err) {
+  sp_schema_obj o;
+  o.schema = s;
+  o.obj = obj;
+  return sp_to_output(out, sp_schema_format, &o, opt, err);
+}

@@ -1,0 +1,96 @@
+/*
+** sp_schema_internal.h -- the resolved form of a schema, shared by the
+** schema files (resolve, keys, encode, decode, release).
+** Owns: sp_resolved, sp_rfield, sp_keyset and the cross-file helpers.
+** Must not touch: anything outside the schema files.
+**
+** A resolved schema is one sp_malloc'd block: the header struct, then the
+** per-field table, the integer-key slot table, the pre-encoded keys and the
+** key matcher, carved one after another (sp_resolved.alloc_size frees it).
+*/
+#ifndef SP_SCHEMA_INTERNAL_H
+#define SP_SCHEMA_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sp_schema.h"
+
+enum { SHAPE_ONE, SHAPE_INLINE, SHAPE_ARRAY };   /* one value, type m[count], sp_array_field */
+
+/* A field as the encoder and decoder need it. */
+typedef struct sp_rfield {
+  const sp_field *f;
+  uint8_t type;          /* sp_ftype */
+  uint8_t shape;         /* SHAPE_* */
+  uint8_t fixed_width;   /* SP_FIXED_WIDTH applies (field or schema flag) */
+  uint32_t count;        /* SHAPE_INLINE: elements */
+  size_t esize;          /* bytes of one element in memory */
+  uint32_t efixed;       /* encoded bytes of one element when fixed, else 0 */
+  uint64_t fixed;        /* encoded bytes of the whole field when fixed, else 0 */
+  uint32_t key_off;      /* string keys: pre-encoded key at keys + key_off */
+  uint32_t key_len;
+  uint32_t name_len;     /* strlen(name), 0 without a name */
+} sp_rfield;
+
+/* One string key of the matcher: its 8-byte little-endian chunks. */
+typedef struct sp_keyent {
+  const uint64_t *chunks;   /* ceil(len / 8) chunks, the last zero-extended */
+  uint32_t len;
+  uint32_t field;           /* index into sp_resolved.fields */
+} sp_keyent;
+
+/* String keys by exact length, then chunk by chunk (see sp_schema_keys.c).
+** Entries of length L are ents[len_start[L] .. len_start[L + 1]), sorted by
+** their chunk sequence. */
+typedef struct sp_keyset {
+  uint32_t max_len;
+  uint32_t *len_start;      /* max_len + 2 entries */
+  sp_keyent *ents;
+} sp_keyset;
+
+typedef struct sp_resolved {
+  size_t alloc_size;        /* of the whole block, for sp_free */
+  const sp_schema *schema;
+  int int_keys;             /* 1: array form; 0: map form */
+  uint32_t nfields;
+  uint32_t nslots;          /* int keys: maxKey + 1 */
+  uint64_t fixed_size;      /* encoded bytes of every value when fixed, else 0 */
+  sp_rfield *fields;        /* declaration order */
+  int32_t *slot;            /* int keys: slot[i] = field index, or -1 for a gap */
+  uint8_t *keys;            /* string keys: str header + UTF-8, field after field */
+  uint8_t header[5];        /* array header (maxKey + 1) or map header (nfields) */
+  uint8_t header_len;
+  sp_keyset ks;
+} sp_resolved;
+
+/* The cached resolution, resolving on first use. NULL on a bad schema,
+** with the reason in *err (which may be NULL). */
+const sp_resolved *sp_schema_get_slow(sp_schema *s, sp_error *err);
+
+static inline const sp_resolved *sp_schema_get(sp_schema *s, sp_error *err) {
+  const sp_resolved *rs = atomic_load_explicit(&s->resolved, memory_order_acquire);
+  return rs ? rs : sp_schema_get_slow(s, err);
+}
+
+/* Bytes one element of the field's type takes in memory (0 for no type). */
+size_t sp_schema_elem_size(const sp_field *f);
+
+/* Frees what one element at p owns (str, bin, struct) and zeroes its
+** str/bin/array members; other types own nothing. */
+void sp_schema_release_elem(const sp_field *f, uint8_t *p);
+
+/* ---- key matcher (sp_schema_keys.c) ------------------------------------ */
+
+/* Bytes the matcher for the names of fields[0..n) needs inside the resolved
+** block (8-byte aligned parts). Every field must have a name. */
+size_t sp_keyset_size(const sp_field *fields, uint32_t n);
+
+/* Builds the matcher in 'mem' (sp_keyset_size bytes, 8-byte aligned).
+** Returns the index of a field whose key repeats another's, or -1. */
+int32_t sp_keyset_build(sp_keyset *ks, void *mem, const sp_field *fields, uint32_t n);
+
+/* The field whose key is exactly the 'len' bytes at 'key', or -1. */
+int32_t sp_keyset_find(const sp_keyset *ks, const uint8_t *key, size_t len);
+
+#endif
