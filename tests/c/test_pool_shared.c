@@ -279,6 +279,26 @@ static void trim_frees_the_slot_and_partitions_of_this_thread(void) {
   CHECK(sp_alloc_live_bytes() == live0);
 }
 
+/* A trim empties a slot its owner left full; the owner's next rent misses
+** it and its next return refills it without displacing anything. */
+static void owner_finds_its_trimmed_slot_empty(void) {
+  sp_pool *p = sp_shared_pool_create(1, 4);
+  size_t c = 0;
+  void *v[3], *x, *y;
+  fill_three(p, v);                           /* slot z, partition [x, y] */
+  CHECK(sp_pool_trim(p) == 3);
+  x = sp_pool_rent(p, 64, &c);                /* slot trimmed, partition empty */
+  CHECK(stats_of(p).slot_hits == 0 && stats_of(p).fresh == 4);
+  sp_pool_return(p, x, c);                    /* into the empty slot */
+  y = sp_pool_rent(p, 64, &c);
+  CHECK(y == x && stats_of(p).slot_hits == 1);
+  CHECK(sp_pool_trim(p) == 0);                /* y is out; nothing cached */
+  sp_pool_return(p, y, c);
+  CHECK(stats_of(p).cached == 1 && stats_of(p).drops == 0);
+  CHECK(adds_up(p, 0));
+  sp_pool_destroy(p);
+}
+
 static void release_thread_frees_the_calling_threads_slots(void) {
   sp_pool *p = sp_shared_pool_create(2, 4), *q = sp_shared_pool_create(1, 1);
   size_t c = 0;
@@ -480,6 +500,7 @@ int main(void) {
   SP_RUN(timed_trim_keeps_arrays_used_since_the_last_look);
   SP_RUN(timed_trim_on_another_pool_kind_does_nothing);
   SP_RUN(trim_frees_the_slot_and_partitions_of_this_thread);
+  SP_RUN(owner_finds_its_trimmed_slot_empty);
   SP_RUN(release_thread_frees_the_calling_threads_slots);
   SP_RUN(destroy_on_the_using_thread_leaves_nothing_allocated);
 #ifdef HAVE_THREADS
