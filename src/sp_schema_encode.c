@@ -288,17 +288,24 @@ int sp_schema_format(sp_writer *w, const void *value) {
   return (int)w->err.code;
 }
 
-/* The fast path: a writer over one exact-size allocation, filled by put.
-** The writer only carries the error; nothing can make it reserve again. */
+/* The fast path: the cancel check, then a writer over one exact-size
+** allocation, filled by put. The writer only carries the error: its one
+** reservation fits exactly, so it never migrates, rents or copies. */
 static sp_code to_array_fixed(const sp_resolved *rs, const void *obj, const sp_options *opt,
                               sp_bytes *out, sp_error *err) {
   size_t size = (size_t)rs->fixed_size;
-  uint8_t *buf = sp_malloc(size);
+  uint8_t *buf = NULL;
   sp_writer w;
-  sp_writer_init_array(&w, buf, buf ? size : 0, NULL);
+  sp_writer_init_array(&w, NULL, 0, NULL);
   w.cancel = opt ? opt->cancel : NULL;
-  if (buf == NULL) sp_writer_fail(&w, SP_E_NOMEM, "no memory for the result", __func__);
-  else if (!sp_writer_stopped(&w)) encode_fixed(&w, rs, obj, size);
+  if (!sp_writer_stopped(&w)) {
+    if ((buf = sp_malloc(size)) == NULL) {
+      sp_writer_fail(&w, SP_E_NOMEM, "no memory for the result", __func__);
+    } else {
+      sp_writer_init_array(&w, buf, size, NULL);
+      encode_fixed(&w, rs, obj, size);
+    }
+  }
   if (w.err.code == SP_OK) {
     out->data = buf;
     out->len = size;
