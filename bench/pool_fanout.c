@@ -25,7 +25,7 @@
 ** round of every row, in an order rotated by r, after one warm-up round;
 ** cells are medians. Consumer threads live for all rounds of one N.
 **
-** Environment: SP_FANOUT_ROUNDS (default 15), SP_FANOUT_RETURNS (20000),
+** Environment: SP_FANOUT_ROUNDS (default 21), SP_FANOUT_RETURNS (20000),
 ** SP_FANOUT_THREADS (consumer counts, default "1,2,4").
 */
 #define _POSIX_C_SOURCE 200809L
@@ -190,7 +190,9 @@ static void print_header(int rounds, size_t count, int cpus) {
          " ~126 us vs same-thread ceiling ~115 us (1.10x);\n"
          "          no pooling ~18x slower than pooling (there: GC, 134 gen1 collections in 10 s)\n");
   printf("x ceiling: this row's median / the ceiling's (1.00 = as fast as a thread-slot hit);"
-         " x shared: the shared row's median / this row's\n\n");
+         " x shared: the shared row's median / this row's\n");
+  printf("shared keeps 1 array per thread + 32 per CPU partition, so most of the %zu returns"
+         " lock every partition, find it full and free the buffer (drops)\n\n", count);
   printf("%3s  %-9s %10s %10s %12s %10s %9s   %s\n", "N", "row", "us/round", "ns/return",
          "M returns/s", "x ceiling", "x shared", "per round: fresh / drops / lock waits");
 }
@@ -211,8 +213,10 @@ static void print_rows(int n, uint64_t ns[NROWS][MAX_ROUNDS], int rounds, size_t
                        tally per[NROWS]) {
   double med[NROWS];
   for (int r = 0; r < NROWS; r++) med[r] = median(ns[r], rounds);
+  char nbuf[8];
+  snprintf(nbuf, sizeof nbuf, "%d", n);
   for (int r = 0; r < NROWS; r++) {
-    printf("%3d  %-9s %10.1f %10.2f %12.1f %10.2f %9.2f", r == 0 ? n : 0, row_name[r],
+    printf("%3s  %-9s %10.1f %10.2f %12.1f %10.2f %9.2f", r == 0 ? nbuf : "", row_name[r],
            med[r] / 1e3, med[r] / (double)count, (double)count / med[r] * 1e3,
            med[r] / med[CEILING], med[SHARED] / med[r]);
     if (r != NOPOOL)
@@ -292,7 +296,7 @@ static void bench_n(int n, int rounds, size_t count) {
 }
 
 int main(void) {
-  int rounds = (int)env_long("SP_FANOUT_ROUNDS", 15);
+  int rounds = (int)env_long("SP_FANOUT_ROUNDS", 21);
   size_t count = (size_t)env_long("SP_FANOUT_RETURNS", 20000);
   const char *list = getenv("SP_FANOUT_THREADS");
   char buf[128];
