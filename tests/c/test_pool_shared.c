@@ -71,9 +71,14 @@ static void shared_pool_create_rejects_too_many_partitions_or_arrays(void) {
   CHECK(sp_shared_pool_create(2, (1u << 20) + 1) == NULL);
 }
 
-/* 0, 0 means one partition per online CPU and 32 arrays in each. */
+/* 0, 0 means one partition per online CPU and 32 arrays in each (one
+** partition where the build has no threads). */
 static void shared_pool_defaults_to_32_arrays_per_cpu_partition(void) {
+#ifdef HAVE_THREADS
   long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+#else
+  long cpus = 1;
+#endif
   size_t n = 1 + 32 * (size_t)(cpus < 1 ? 1 : cpus) + 3, c = 0;
   sp_pool *p = sp_shared_pool_create(0, 0);
   void **x = malloc(n * sizeof *x);
