@@ -97,10 +97,12 @@ sp_pool *sp_pool_default(void);
 ** the array it displaces goes to a partition, or is freed when all are full.
 ** Requests over 1 GiB are allocated exactly and freed on return (unpooled).
 ** A thread's slot arrays are freed when it exits (counted as trims).
-** The caller owns the pool and frees it with sp_pool_destroy once no thread
-** rents or returns on it any more; threads that still hold slots for it need
-** not have exited (their slots are freed by the destroy). NULL on no memory
-** or arguments over 1024 partitions / 1,048,576 arrays per partition. */
+** The caller owns the pool and frees it with sp_pool_destroy once every
+** rented array came back and no thread rents or returns on it any more;
+** threads that used it need not have exited: the destroy frees their slot
+** arrays, and each frees its small per-pool record (~0.5 KiB) at exit or on
+** its next shared-pool call. NULL on no memory or arguments over 1024
+** partitions / 1,048,576 arrays per partition. */
 sp_pool *sp_shared_pool_create(unsigned partitions, unsigned per_partition);
 
 /* Age-based trimming of a shared pool, for a caller-driven clock (.NET runs
