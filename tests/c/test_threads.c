@@ -3,13 +3,16 @@
 ** call and released when the thread exits; many threads serialize at once
 ** without sharing bytes (run under TSan in npm test).
 */
+#ifndef SP_NO_THREADS   /* the WASI build has no threads: no test here */
 #include <pthread.h>
+#endif
 #include <stdlib.h>
 #include <string.h>
 
 #include "fixtures.h"
 #include "sp_test.h"
 
+#ifndef SP_NO_THREADS
 typedef struct first_calls {
   sp_alloc_stats first, second;
   size_t len;
@@ -78,10 +81,13 @@ static void threads_serialize_at_once_without_sharing_bytes(void) {
   sp_shutdown();
   CHECK(sp_alloc_live_bytes() == live);
 }
+#endif
 
 int main(void) {
+#ifndef SP_NO_THREADS
   SP_RUN(first_call_on_a_thread_allocates_the_scratch_once);
   SP_RUN(threads_serialize_at_once_without_sharing_bytes);
+#endif
   sp_shutdown();
   return sp_test_summary();
 }
