@@ -36,6 +36,7 @@ typedef struct sp_rfield {
 /* One string key of the matcher: its 8-byte little-endian chunks. */
 typedef struct sp_keyent {
   const uint64_t *chunks;   /* ceil(len / 8) chunks, the last zero-extended */
+  const char *name;         /* the key itself, for a length only it has */
   uint32_t len;
   uint32_t field;           /* index into sp_resolved.fields */
 } sp_keyent;

@@ -14,6 +14,8 @@
 **      sorted by chunk sequence, to the keys that share it -- a linear scan
 **      for a few keys, binary search for more (AutomataDictionary's rule);
 **   3. a match is the one key left when the chunks run out.
+** A length that only one key has skips step 2 for a plain byte compare
+** with that key (the generator's single-candidate SequenceEqual).
 **
 ** Because the length is matched exactly first, zero-extension cannot make
 ** keys alias: "a\0" (length 2) never meets "a" (length 1). This fixes the
@@ -32,13 +34,15 @@ static uint32_t chunks_of(uint32_t len) { return (len + 7) / 8; }
 
 static size_t align8(size_t n) { return (n + 7) & ~(size_t)7; }
 
-/* n (<= 8) bytes as a little-endian integer, zero-extended. */
+/* n (<= 8) bytes as a little-endian integer, zero-extended. Never reads
+** past p + n: the key may end at the end of the input. */
 static uint64_t load_chunk(const uint8_t *p, size_t n) {
   uint64_t v = 0;
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-  if (n == 8) { memcpy(&v, p, 8); return v; }
-#endif
+  memcpy(&v, p, n);                  /* the low n bytes; the rest stay zero */
+#else
   while (n-- > 0) v = v << 8 | p[n];
+#endif
   return v;
 }
 
@@ -90,6 +94,7 @@ int32_t sp_keyset_build(sp_keyset *ks, void *mem, const sp_field *fields, uint32
     const uint8_t *s = (const uint8_t *)fields[i].name;
     uint32_t len = name_len(&fields[i]);
     ks->ents[i].chunks = chunks;
+    ks->ents[i].name = fields[i].name;
     ks->ents[i].len = len;
     ks->ents[i].field = i;
     for (uint32_t off = 0; off < len; off += 8)
@@ -127,6 +132,8 @@ int32_t sp_keyset_find(const sp_keyset *ks, const uint8_t *key, size_t len) {
   if (len > ks->max_len) return -1;
   lo = ks->len_start[len];
   hi = ks->len_start[len + 1];
+  if (hi - lo == 1)                              /* one candidate: compare it whole */
+    return memcmp(ks->ents[lo].name, key, len) == 0 ? (int32_t)ks->ents[lo].field : -1;
   for (uint32_t k = 0; lo < hi && (size_t)k * 8 < len; k++) {
     size_t off = (size_t)k * 8;
     uint64_t c = load_chunk(key + off, len - off < 8 ? len - off : 8);
