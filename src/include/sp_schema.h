@@ -146,13 +146,15 @@ typedef struct sp_schema {
   { .name = #type, .size = sizeof(type), .fields = (fields_),              \
     .nfields = sizeof(fields_) / sizeof((fields_)[0]), .flags = (flags_) }
 
-/* A member keyed by its own name, or by integer key k. More designators
-** may follow: SP_MEMBER(t, kids, SP_F_STRUCT, .schema = &kid_schema,
-** .flags = SP_FIELD_ARRAY). */
-#define SP_MEMBER(st, m, t, ...) \
-  { .name = #m, .type = (t), .offset = offsetof(st, m), __VA_ARGS__ }
-#define SP_MEMBER_KEY(k, st, m, t, ...) \
-  { .name = #m, .key = SP_KEY(k), .type = (t), .offset = offsetof(st, m), __VA_ARGS__ }
+/* A member keyed by its own name, or by integer key k; the type comes
+** after the member, and more designators may follow it:
+**   SP_MEMBER(t, kids, SP_F_STRUCT, .schema = &kid_schema, .flags = SP_FIELD_ARRAY)
+** (The type is the first variadic argument, so that a call without extra
+** designators is still strictly conforming C11.) */
+#define SP_MEMBER(st, m, ...) \
+  { .name = #m, .offset = offsetof(st, m), .type = __VA_ARGS__ }
+#define SP_MEMBER_KEY(k, st, m, ...) \
+  { .name = #m, .key = SP_KEY(k), .offset = offsetof(st, m), .type = __VA_ARGS__ }
 
 /* ---- resolution ---------------------------------------------------------- */
 
@@ -219,7 +221,9 @@ sp_code sp_schema_to_output(const sp_output *out, sp_schema *s, const void *obj,
 **     elements past the new end and zeroes their slots, keeping the block;
 **     a longer one grows once (the old elements move, with what they own);
 **     an array with cap 0 is the caller's and is never written or freed.
-** Keys: string keys are matched without allocating; unknown keys and
+** An integer-key schema reads an array, a string-key schema a map (nested
+** structs too: nil or another type is SP_E_TYPE). Keys: string keys are
+** matched without allocating; unknown keys and
 ** indices, and keys that are not strings, are skipped. A key given twice
 ** decodes twice into the same member: the last wins and the earlier value's
 ** memory is reused or freed, never leaked. nil decodes to NULL for str/bin
