@@ -946,6 +946,68 @@ static void arrays_of_the_caller_are_never_written_or_freed(void) {
   sp_bytes_free(&b);
 }
 
+/* After one decode, decoding a message of the same shape into the same
+** struct reuses every block: no allocation, no free. */
+static void a_second_decode_of_the_same_shape_allocates_nothing(void) {
+  all a, out;
+  sp_bytes b;
+  sp_alloc_stats s;
+  all_fill(&a);
+  CHECK(sp_schema_to_array(&all_schema, &a, NULL, &b, NULL) == SP_OK);
+  memset(&out, 0, sizeof out);
+  CHECK(sp_schema_decode(&all_schema, b.data, b.len, &out, 0, NULL) == SP_OK);
+  out.i32 = 0;
+  ((kid *)out.kids.ptr)[1].id = 0;
+  sp_alloc_stats_reset();
+  CHECK(sp_schema_decode(&all_schema, b.data, b.len, &out, 0, NULL) == SP_OK);
+  s = stats_now();
+  CHECK(s.alloc_calls == 0 && s.free_calls == 0);
+  check_all_equal(&a, &out);
+  sp_schema_release(&all_schema, &out);
+  sp_bytes_free(&b);
+}
+
+/* Encoding with failed allocations (the scratch, the result, sequence
+** segments) fails with SP_E_NOMEM and leaks nothing, on both paths. */
+static void a_failed_allocation_while_encoding_leaks_nothing(void) {
+  typedef struct pt { int32_t x, y; } pt;
+  static const sp_field pt_fields[] = {SP_MEMBER_KEY(0, pt, x, SP_F_I32), SP_MEMBER_KEY(1, pt, y, SP_F_I32)};
+  static sp_schema pt_fixed = SP_SCHEMA(pt, pt_fields, SP_FIXED_WIDTH);
+  pt p = {1, 2};
+  all a;
+  sp_schema *schemas[2] = {&all_schema, &pt_fixed};
+  const void *objs[2] = {&a, &p};
+  sp_options small;
+  memset(&small, 0, sizeof small);
+  small.scratch_size = 16;
+  all_fill(&a);
+  CHECK(sp_schema_resolve(&pt_fixed, NULL) == SP_OK);
+  for (int i = 0; i < 2; i++) {
+    sp_code c = SP_E_NOMEM;
+    int64_t live;
+    sp_thread_cleanup();
+    sp_shutdown();
+    live = sp_alloc_live_bytes();
+    for (fail_at = 1; c == SP_E_NOMEM && fail_at < 100; fail_at++) {
+      sp_bytes b;
+      seen = 0;
+      sp_alloc_set_hook(failing_alloc, NULL);
+      c = sp_schema_to_array(schemas[i], objs[i], &small, &b, NULL);
+      sp_alloc_set_hook(NULL, NULL);
+      CHECK(c == SP_OK ? b.data != NULL : b.data == NULL && b.len == 0);
+      sp_bytes_free(&b);
+      sp_thread_cleanup();
+      sp_shutdown();                     /* the default pools, so live bytes compare */
+      if (sp_alloc_live_bytes() != live)
+        fprintf(stderr, "    schema %d, failing allocation %ld: %lld bytes held\n", i, fail_at,
+                (long long)(sp_alloc_live_bytes() - live));
+      CHECK(sp_alloc_live_bytes() == live);
+    }
+    CHECK(c == SP_OK);
+    CHECK(fail_at > (i == 0 ? 4 : 2));   /* normal: scratch, pools, segment, result; fixed: result */
+  }
+}
+
 /* Repeated keys: the last wins, the earlier value's memory is reused or freed. */
 static void a_repeated_key_decodes_twice_and_leaks_nothing(void) {
   static const char twice[] = "\x83\xA4name\xB0" "sixteen bytes..." "\xA2id\x01\xA4name\xA1x";
@@ -1029,6 +1091,8 @@ int main(void) {
   SP_RUN(strings_reuse_their_block_when_it_is_big_enough);
   SP_RUN(arrays_of_the_caller_are_never_written_or_freed);
   SP_RUN(a_repeated_key_decodes_twice_and_leaks_nothing);
+  SP_RUN(a_second_decode_of_the_same_shape_allocates_nothing);
+  SP_RUN(a_failed_allocation_while_encoding_leaks_nothing);
 #ifdef HAVE_THREADS
   SP_RUN(threads_racing_the_first_use_agree);
 #endif
