@@ -45,8 +45,11 @@ static sp_trace_event *note(sp_writer *w, sp_trace_kind kind) {
 
 static void trace_entry(sp_writer *w, int entry, size_t scratch_size) {
   sp_trace_event *e;
-  if (w->trace == NULL) return;
-  w->trace->depth++;
+  sp_trace *t = w->trace;
+  if (t == NULL) return;
+  if (t->depth > 0 && t->depth <= SP_TRACE_MAX_DEPTH && t->writers[t->depth - 1] != NULL)
+    sp_writer_trace_flush(t->writers[t->depth - 1]);   /* nested: the caller's bytes first */
+  if (++t->depth <= SP_TRACE_MAX_DEPTH) t->writers[t->depth - 1] = w;
   if ((e = note(w, SP_TR_ENTRY)) != NULL) { e->flag = (uint8_t)entry; e->size = scratch_size; }
 }
 
@@ -54,6 +57,7 @@ static void trace_exit(sp_writer *w) {
   sp_trace_event *e;
   if (w->trace == NULL) return;
   if ((e = note(w, SP_TR_EXIT)) != NULL) { e->flag = (uint8_t)w->err.code; e->size = sp_writer_length(w); }
+  if (w->trace->depth <= SP_TRACE_MAX_DEPTH) w->trace->writers[w->trace->depth - 1] = NULL;
   w->trace->depth--;
 }
 

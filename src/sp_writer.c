@@ -112,6 +112,10 @@ static void trace_writes(sp_writer *w) {
   w->mark = w->cur;
 }
 
+void sp_writer_trace_flush(sp_writer *w) {
+  if (w->trace != NULL) trace_writes(w);
+}
+
 /* Records a reservation; when it fits, holds 'end' to exactly n bytes so the
 ** next one comes back here, and returns the span. NULL: take the real path. */
 static uint8_t *trace_reserve(sp_writer *w, size_t n) {

@@ -53,6 +53,8 @@ typedef struct sp_trace_event {
   uint64_t addr;
 } sp_trace_event;
 
+#define SP_TRACE_MAX_DEPTH 16   /* nesting beyond this is traced without the flush below */
+
 typedef struct sp_trace {
   sp_trace_event *events;
   size_t nevents, cap_events;
@@ -60,6 +62,9 @@ typedef struct sp_trace {
   size_t nbytes, cap_bytes;
   int overflow;             /* 1 once an event or bytes did not fit */
   unsigned depth;           /* entries active now */
+  struct sp_writer *writers[SP_TRACE_MAX_DEPTH];   /* each active entry's writer, by depth - 1:
+                                                      a nested entry records its caller's
+                                                      pending bytes before it can overwrite them */
 } sp_trace;
 
 /* Prepares a trace over the caller's arrays (which it keeps owning). */

@@ -68,6 +68,12 @@ void sp_writer_init_array(sp_writer *w, uint8_t *scratch, size_t size, sp_seq_po
 ** right after init. NULL turns it off. */
 void sp_writer_set_trace(sp_writer *w, struct sp_trace *t);
 
+/* Records the bytes written since the last record now (a traced writer
+** otherwise records them at its next reservation). An entry nested in a
+** formatter calls it on its caller's writer first, so the trace holds the
+** caller's bytes as written, not as a legacy nested call left them. */
+void sp_writer_trace_flush(sp_writer *w);
+
 /* Commits what was written: to the output (OUTPUT) or the sequence
 ** (SEQUENCE). Returns the sticky error code (SP_OK when none). */
 sp_code sp_writer_flush(sp_writer *w);

@@ -96,6 +96,34 @@ static void legacy_trace_shows_the_inner_call_overwriting_the_scratch(void) {
   sp_shutdown();
 }
 
+/* The depth-2 ENTRY event index, i.e. the start of the nested call. */
+static size_t nested_entry(void) {
+  for (size_t i = 0; i < trace.nevents; i++)
+    if (events[i].kind == SP_TR_ENTRY && events[i].depth == 2) return i;
+  return trace.nevents;
+}
+
+static void legacy_trace_records_the_outer_bytes_before_the_inner_call(void) {
+  static const uint8_t before[12] = {0x93, 0xAA, 0x41, 0x41, 0x41, 0x41, 0x41, 0x41,
+                                     0x41, 0x41, 0x41, 0x41};
+  sp_options legacy = {0};
+  uint8_t cells[64];
+  outer o;
+  sp_bytes b;
+  legacy.legacy_nested_scratch = 1;
+  outer_init(&o, "AAAAAAAAAA", 10, &legacy);
+  start();
+  CHECK(sp_to_array(sp_format_value, &o.root, &legacy, &b, NULL) == SP_OK);
+  sp_trace_end();
+  replay_scratch(cells, sizeof cells, nested_entry());
+  CHECK_BYTES(cells, 12, before, 12);                 /* as the outer call wrote them */
+  for (size_t i = nested_entry(); i < trace.nevents; i++)   /* and never again at depth 1 */
+    CHECK(!(events[i].kind == SP_TR_WRITE && events[i].depth == 1 && events[i].offset < 12));
+  CHECK(trace.depth == 0 && trace.writers[0] == NULL);
+  sp_bytes_free(&b);
+  sp_shutdown();
+}
+
 static void safe_trace_shows_the_inner_call_in_a_segment(void) {
   static const uint8_t intact[12] = {0x93, 0xAA, 0x41, 0x41, 0x41, 0x41, 0x41, 0x41,
                                      0x41, 0x41, 0x41, 0x41};
@@ -160,6 +188,7 @@ static void a_full_trace_store_sets_overflow_and_output_is_intact(void) {
 int main(void) {
   SP_RUN(eight_byte_scratch_trace_shows_seven_bytes_migrated);
   SP_RUN(legacy_trace_shows_the_inner_call_overwriting_the_scratch);
+  SP_RUN(legacy_trace_records_the_outer_bytes_before_the_inner_call);
   SP_RUN(safe_trace_shows_the_inner_call_in_a_segment);
   SP_RUN(tracing_changes_no_byte_and_no_allocation);
   SP_RUN(a_full_trace_store_sets_overflow_and_output_is_intact);
