@@ -47,7 +47,7 @@ static void lockfree_largest_bucket_is_max_len_rounded_up(void) {
   p = sp_lockfree_pool_create(1, 4);
   CHECK(p != NULL && p->max_pooled == 16);
   sp_pool_destroy(p);
-  p = sp_lockfree_pool_create((size_t)4 << 30, 2);
+  p = sp_lockfree_pool_create(SIZE_MAX, 2);          /* clamped to 1 GiB */
   CHECK(p != NULL && p->max_pooled == (size_t)1 << 30);
   sp_pool_destroy(p);
 }
