@@ -1,0 +1,21 @@
+// flows/index.js -- the flows the page plays, in tab order, and the one
+// function that turns a flow's run data into a model. Owns nothing else.
+
+import { createModel, walker } from '../model.js';
+import writer from './writer.js';
+import envelope from './envelope.js';
+import compare from './compare.js';
+import fanout from './fanout.js';
+
+export const FLOWS = [writer, envelope, compare, fanout];
+
+export function flowById(id) {
+  return FLOWS.find((f) => f.id === id) || FLOWS[0];
+}
+
+/** The model of one case from its run data (pure: no module, no DOM). */
+export function buildModel(flow, caseIndex, data) {
+  const w = walker(data.trace ? data.trace.events : []);
+  const extra = flow.steps(data, w, caseIndex) || {};
+  return createModel(flow.id, caseIndex, w.steps, { ...extra, result: data.trace?.result, live: !!data.live });
+}
