@@ -8,6 +8,9 @@
 ** scratchpack's typed reader where one applies (c.ints straight into an
 ** int32_t[30000]), msgpack-c's msgpack_unpack_next (its object tree), and
 ** msgpack-c's tree copied into an int32_t[30000] for c.ints.
+** b.records into and from C structs: scratchpack's schema (decode into
+** existing structs, and into fresh ones) against msgpack-c's tree walked
+** into the same structs, and encode against msgpack-c's packer.
 ** Bulk encode of c.ints from an int32_t[30000] into a reused buffer: the
 ** SIMD kernel, the scalar kernel, and msgpack-c's packer in a loop.
 ** Environment: SP_BENCH_ROUNDS (9), SP_BENCH_SAMPLE_MS (20).
@@ -134,6 +137,154 @@ static uint64_t run_mpc_pack(void *ctx, long iters) {
   return sum;
 }
 
+/* ---- b.records as C structs through a schema ------------------------------ */
+
+typedef struct brec {
+  int64_t id;
+  sp_str_field name;
+  double score;
+  sp_array_field tags;        /* of sp_str_field */
+} brec;
+
+static const sp_field brec_fields[] = {
+  SP_MEMBER(brec, id, SP_F_I64),
+  SP_MEMBER(brec, name, SP_F_STR),
+  SP_MEMBER(brec, score, SP_F_DOUBLE),
+  SP_MEMBER(brec, tags, SP_F_STR, .flags = SP_FIELD_ARRAY),
+};
+static sp_schema brec_schema = SP_SCHEMA(brec, brec_fields, 0);
+
+static brec g_recs[1000], g_recs_back[1000];
+static char g_names[1000][17];
+static sp_str_field g_tags[1000][3];
+
+static int fmt_recs_schema(sp_writer *w, const void *v) {
+  (void)v;
+  sp_write_array_header(w, 1000);
+  for (int i = 0; i < 1000; i++) {
+    sp_schema_obj o = {&brec_schema, &g_recs[i]};
+    sp_schema_format(w, &o);
+  }
+  return 0;
+}
+
+static uint64_t run_schema_encode(void *ctx, long iters) {
+  sp_buffer *buf = ctx;
+  sp_output out = sp_buffer_output(buf);
+  uint64_t sum = 0;
+  for (long i = 0; i < iters; i++) {
+    sp_buffer_clear(buf);
+    sp_to_output(&out, fmt_recs_schema, NULL, NULL, NULL);
+    sum += buf->len;
+  }
+  return sum;
+}
+
+static uint64_t run_mpc_records_encode(void *ctx, long iters) {
+  msgpack_sbuffer *sb = ctx;
+  msgpack_packer pk;
+  uint64_t sum = 0;
+  msgpack_packer_init(&pk, sb, msgpack_sbuffer_write);
+  for (long i = 0; i < iters; i++) {
+    sb->size = 0;
+    msgpack_pack_array(&pk, 1000);
+    for (int k = 0; k < 1000; k++) {
+      const brec *r = &g_recs[k];
+      const sp_str_field *t = r->tags.ptr;
+      msgpack_pack_map(&pk, 4);
+      msgpack_pack_str(&pk, 2); msgpack_pack_str_body(&pk, "id", 2);
+      msgpack_pack_int64(&pk, r->id);
+      msgpack_pack_str(&pk, 4); msgpack_pack_str_body(&pk, "name", 4);
+      msgpack_pack_str(&pk, r->name.len); msgpack_pack_str_body(&pk, r->name.ptr, r->name.len);
+      msgpack_pack_str(&pk, 5); msgpack_pack_str_body(&pk, "score", 5);
+      msgpack_pack_double(&pk, r->score);
+      msgpack_pack_str(&pk, 4); msgpack_pack_str_body(&pk, "tags", 4);
+      msgpack_pack_array(&pk, 3);
+      for (int j = 0; j < 3; j++) {
+        msgpack_pack_str(&pk, t[j].len);
+        msgpack_pack_str_body(&pk, t[j].ptr, t[j].len);
+      }
+    }
+    sum += sb->size;
+  }
+  return sum;
+}
+
+/* Decodes b.records into structs: 'reuse' keeps last round's structs (the
+** decode-into-existing path), else each round starts empty and releases. */
+static uint64_t run_schema_decode(void *ctx, long iters, int reuse) {
+  input *in = ctx;
+  uint64_t sum = 0;
+  for (long i = 0; i < iters; i++) {
+    sp_reader r;
+    uint32_t n;
+    sp_reader_init(&r, in->data, in->len);
+    if (!sp_read_array_header(&r, &n) || n != 1000) exit(2);
+    for (uint32_t k = 0; k < n; k++)
+      if (sp_schema_read(&r, &brec_schema, &g_recs_back[k], 0) != SP_OK) exit(2);
+    sum += (uint64_t)g_recs_back[999].id;
+    if (!reuse)
+      for (uint32_t k = 0; k < n; k++) sp_schema_release(&brec_schema, &g_recs_back[k]);
+  }
+  return sum;
+}
+
+static uint64_t run_schema_decode_reuse(void *ctx, long iters) { return run_schema_decode(ctx, iters, 1); }
+static uint64_t run_schema_decode_fresh(void *ctx, long iters) { return run_schema_decode(ctx, iters, 0); }
+
+/* msgpack-c's tree, then its fields into the same structs (strings borrowed
+** from the tree, so this does less than the schema decode, which copies). */
+static uint64_t run_mpc_records_typed(void *ctx, long iters) {
+  input *in = ctx;
+  msgpack_unpacked u;
+  uint64_t sum = 0;
+  static sp_str_field tags[1000][3];
+  static brec out[1000];
+  msgpack_unpacked_init(&u);
+  for (long i = 0; i < iters; i++) {
+    size_t off = 0;
+    if (msgpack_unpack_next(&u, (const char *)in->data, in->len, &off) != MSGPACK_UNPACK_SUCCESS) exit(2);
+    for (uint32_t k = 0; k < u.data.via.array.size; k++) {
+      const msgpack_object_map *m = &u.data.via.array.ptr[k].via.map;
+      for (uint32_t f = 0; f < m->size; f++) {
+        const msgpack_object_str *key = &m->ptr[f].key.via.str;
+        const msgpack_object *val = &m->ptr[f].val;
+        if (key->size == 2 && !memcmp(key->ptr, "id", 2)) out[k].id = val->via.i64;
+        else if (key->size == 4 && !memcmp(key->ptr, "name", 4)) {
+          out[k].name.ptr = (char *)val->via.str.ptr; out[k].name.len = val->via.str.size;
+        } else if (key->size == 5 && !memcmp(key->ptr, "score", 5)) out[k].score = val->via.f64;
+        else if (key->size == 4 && !memcmp(key->ptr, "tags", 4)) {
+          for (uint32_t t = 0; t < val->via.array.size && t < 3; t++) {
+            tags[k][t].ptr = (char *)val->via.array.ptr[t].via.str.ptr;
+            tags[k][t].len = val->via.array.ptr[t].via.str.size;
+          }
+          out[k].tags.ptr = tags[k]; out[k].tags.count = val->via.array.size;
+        }
+      }
+    }
+    sum += (uint64_t)out[999].id;
+  }
+  msgpack_unpacked_destroy(&u);
+  return sum;
+}
+
+static void build_records(void) {
+  static const char *const tags[5] = {"red", "green", "blue", "black", "white"};
+  for (int i = 0; i < 1000; i++) {
+    snprintf(g_names[i], sizeof g_names[i], "user-%011d", i);
+    g_recs[i].id = i;
+    g_recs[i].name.ptr = g_names[i];
+    g_recs[i].name.len = 16;
+    g_recs[i].score = i * 1.25 + 0.1;
+    for (int t = 0; t < 3; t++) {
+      g_tags[i][t].ptr = (char *)tags[(i + t) % 5];
+      g_tags[i][t].len = strlen(tags[(i + t) % 5]);
+    }
+    g_recs[i].tags.ptr = g_tags[i];
+    g_recs[i].tags.count = 3;
+  }
+}
+
 /* ---- workloads ------------------------------------------------------------- */
 
 static int fmt_obj(sp_writer *w, const void *v) {
@@ -184,6 +335,7 @@ int main(void) {
   msgpack_sbuffer sb;
   double ns[8];
   for (int i = 0; i < NINTS; i++) g_ints[i] = i;
+  build_records();
   obj = make_input(fmt_obj, NULL);
   recs = make_input(fmt_records, NULL);
   ints = make_input(fmt_ints, g_ints);
@@ -206,6 +358,27 @@ int main(void) {
     report("decode b.records (65,819 B)", c, 3, ns, 2);
   }
   {
+    input check = make_input(fmt_recs_schema, NULL);
+    if (check.len != recs.len || memcmp(check.data, recs.data, recs.len)) {
+      fprintf(stderr, "schema encoding differs from the formatter's\n");
+      return 1;
+    }
+    free((void *)check.data);
+  }
+  {
+    bench_case c[3] = {{"sp schema into existing structs", run_schema_decode_reuse, &recs, 0, {0}},
+                       {"sp schema into fresh structs", run_schema_decode_fresh, &recs, 0, {0}},
+                       {"msgpack-c unpack + fill structs", run_mpc_records_typed, &recs, 0, {0}}};
+    bench_run(c, 3, rounds, ms, ns);
+    report("decode b.records into C structs", c, 3, ns, 2);
+  }
+  {
+    bench_case c[2] = {{"sp schema formatter, to_output", run_schema_encode, &buf, 0, {0}},
+                       {"msgpack-c packer, reused sbuffer", run_mpc_records_encode, &sb, 0, {0}}};
+    bench_run(c, 2, rounds, ms, ns);
+    report("encode b.records from C structs into a reused buffer", c, 2, ns, 1);
+  }
+  {
     bench_case c[4] = {{"sp read into int32_t[]", run_sp_ints_typed, &ints, 0, {0}},
                        {"sp tree", run_tree_copy, &ints, 0, {0}},
                        {"msgpack-c unpack", run_mpc_unpack, &ints, 0, {0}},
@@ -221,6 +394,7 @@ int main(void) {
     report("encode c.ints from int32_t[30000] into a reused buffer", c, 3, ns, 2);
   }
   printf("\nchecksum %llu\n", (unsigned long long)bench_checksum);
+  for (int k = 0; k < 1000; k++) sp_schema_release(&brec_schema, &g_recs_back[k]);
   free((void *)obj.data); free((void *)recs.data); free((void *)ints.data);
   sp_buffer_free(&buf);
   msgpack_sbuffer_destroy(&sb);

@@ -273,30 +273,42 @@ static int require(sp_reader *r, uint64_t need, uint64_t header_at, const char *
 
 int sp_read_array_header(sp_reader *r, uint32_t *n) {
   uint64_t at = sp_reader_offset(r);
-  int rc = read_length(r, peek_byte(r), n, 0x90, 0x9f, 0, 0xdc, 0xdd);
+  uint32_t v = 0;
+  int rc = read_length(r, peek_byte(r), &v, 0x90, 0x9f, 0, 0xdc, 0xdd);
   if (rc < 0) return mismatch(r, "expected an array", __func__);
-  return rc && require(r, *n, at, "array claims more elements than bytes left");
+  if (!rc || !require(r, v, at, "array claims more elements than bytes left")) return 0;
+  *n = v;
+  return 1;
 }
 
 int sp_read_map_header(sp_reader *r, uint32_t *n) {
   uint64_t at = sp_reader_offset(r);
-  int rc = read_length(r, peek_byte(r), n, 0x80, 0x8f, 0, 0xde, 0xdf);
+  uint32_t v = 0;
+  int rc = read_length(r, peek_byte(r), &v, 0x80, 0x8f, 0, 0xde, 0xdf);
   if (rc < 0) return mismatch(r, "expected a map", __func__);
-  return rc && require(r, 2 * (uint64_t)*n, at, "map claims more entries than bytes left");
+  if (!rc || !require(r, 2 * (uint64_t)v, at, "map claims more entries than bytes left")) return 0;
+  *n = v;
+  return 1;
 }
 
 int sp_read_str_header(sp_reader *r, uint32_t *len) {
   uint64_t at = sp_reader_offset(r);
-  int rc = read_length(r, peek_byte(r), len, 0xa0, 0xbf, 0xd9, 0xda, 0xdb);
+  uint32_t v = 0;
+  int rc = read_length(r, peek_byte(r), &v, 0xa0, 0xbf, 0xd9, 0xda, 0xdb);
   if (rc < 0) return mismatch(r, "expected a str", __func__);
-  return rc && require(r, *len, at, "str longer than the bytes left");
+  if (!rc || !require(r, v, at, "str longer than the bytes left")) return 0;
+  *len = v;
+  return 1;
 }
 
 int sp_read_bin_header(sp_reader *r, uint32_t *len) {
   uint64_t at = sp_reader_offset(r);
-  int rc = read_length(r, peek_byte(r), len, 0x100, 0x100, 0xc4, 0xc5, 0xc6);
+  uint32_t v = 0;
+  int rc = read_length(r, peek_byte(r), &v, 0x100, 0x100, 0xc4, 0xc5, 0xc6);
   if (rc < 0) return mismatch(r, "expected a bin", __func__);
-  return rc && require(r, *len, at, "bin longer than the bytes left");
+  if (!rc || !require(r, v, at, "bin longer than the bytes left")) return 0;
+  *len = v;
+  return 1;
 }
 
 int sp_read_ext_header(sp_reader *r, int8_t *type, uint32_t *len) {
@@ -304,20 +316,23 @@ int sp_read_ext_header(sp_reader *r, int8_t *type, uint32_t *len) {
   uint64_t at = sp_reader_offset(r);
   uint8_t buf[16];
   const uint8_t *p;
+  uint32_t n;
   int b = peek_byte(r);
   if (b >= 0xd4 && b <= 0xd8) {
     if ((p = take(r, 2, buf)) == NULL) return 0;
-    *len = fixed[b - 0xd4];
+    n = fixed[b - 0xd4];
   } else if (b >= 0xc7 && b <= 0xc9) {
     size_t hs = b == 0xc7 ? 2 : b == 0xc8 ? 3 : 5;
     if ((p = take(r, hs + 1, buf)) == NULL) return 0;
-    *len = hs == 2 ? p[1] : hs == 3 ? load16(p + 1) : load32(p + 1);
+    n = hs == 2 ? p[1] : hs == 3 ? load16(p + 1) : load32(p + 1);
     p += hs - 1;                               /* type byte follows the length */
   } else {
     return mismatch(r, "expected an ext", __func__);
   }
+  if (!require(r, n, at, "ext longer than the bytes left")) return 0;
   *type = (int8_t)p[1];
-  return require(r, *len, at, "ext longer than the bytes left");
+  *len = n;
+  return 1;
 }
 
 int sp_read_view(sp_reader *r, size_t n, const uint8_t **p) {
@@ -444,12 +459,16 @@ int sp_skip(sp_reader *r) {
     uint64_t items;
     int64_t body;
     int b = peek_byte(r);
+    uint64_t at = sp_reader_offset(r);       /* errors name the value's first byte */
     if (b < 0) return r->err.code ? 0 : sp_reader_fail(r, SP_E_TRUNCATED, "input ends inside a value", __func__);
     if (b == 0xc1) return sp_reader_fail(r, SP_E_INVALID, "0xc1 is never used", __func__);
     take(r, 1, buf);
-    if ((body = skip_size(r, b, &items)) < 0) return 0;
-    if ((uint64_t)body > r->remaining)
-      return sp_reader_fail(r, SP_E_TRUNCATED, "input ends inside a body", __func__);
+    if ((body = skip_size(r, b, &items)) < 0) { r->err.offset = (size_t)at; return 0; }
+    if ((uint64_t)body > r->remaining) {
+      sp_reader_fail(r, SP_E_TRUNCATED, "input ends inside a body", __func__);
+      r->err.offset = (size_t)at;
+      return 0;
+    }
     drop(r, (uint64_t)body);
     pending += items - 1;
   }
