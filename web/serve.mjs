@@ -1,0 +1,53 @@
+// serve.mjs -- serves the page (web/) and the built module (dist/) on
+// 127.0.0.1, cross-origin isolated: COOP same-origin + COEP require-corp on
+// every response (and CORP on every asset), so the page gets shared memory
+// and the pthread build. No dependencies.
+//   PORT=8080 (default; 0 picks a free port)   ISOLATION=off drops the
+//   COOP/COEP headers (to see the single-threaded fallback)
+//   SP_DIST=path serves another build folder as /dist/
+import { createServer } from 'node:http';
+import { readFile } from 'node:fs/promises';
+import { extname, join, normalize, resolve, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const here = fileURLToPath(new URL('.', import.meta.url));
+const roots = { '/dist/': resolve(process.env.SP_DIST || join(here, '..', 'dist')), '/': resolve(here) };
+const types = { '.html': 'text/html; charset=utf-8', '.js': 'text/javascript', '.mjs': 'text/javascript',
+  '.css': 'text/css', '.wasm': 'application/wasm', '.json': 'application/json', '.png': 'image/png' };
+const isolated = process.env.ISOLATION !== 'off';
+
+// The file a URL path names, or null when it would leave its root.
+function fileFor(pathname) {
+  const prefix = pathname.startsWith('/dist/') ? '/dist/' : '/';
+  const root = roots[prefix];
+  let rel = decodeURIComponent(pathname.slice(prefix.length)) || 'index.html';
+  if (rel.endsWith('/')) rel += 'index.html';
+  const file = resolve(root, normalize(rel));
+  return file === root || file.startsWith(root + sep) ? file : null;
+}
+
+const server = createServer(async (req, res) => {
+  const headers = { 'Cache-Control': 'no-store', 'Cross-Origin-Resource-Policy': 'same-origin' };
+  if (isolated) {
+    headers['Cross-Origin-Opener-Policy'] = 'same-origin';
+    headers['Cross-Origin-Embedder-Policy'] = 'require-corp';
+  }
+  const file = fileFor(new URL(req.url, 'http://x').pathname);
+  if (req.method !== 'GET' && req.method !== 'HEAD' || file === null) {
+    res.writeHead(file === null ? 403 : 405, headers).end();
+    return;
+  }
+  try {
+    const body = await readFile(file);
+    res.writeHead(200, { ...headers, 'Content-Type': types[extname(file)] || 'application/octet-stream' });
+    res.end(req.method === 'HEAD' ? undefined : body);
+  } catch {
+    res.writeHead(404, { ...headers, 'Content-Type': 'text/plain' }).end('not found\n');
+  }
+});
+
+server.listen(Number(process.env.PORT ?? 8080), '127.0.0.1', () => {
+  const { port } = server.address();
+  console.log(`scratchpack page: http://127.0.0.1:${port}/${isolated ? '' : '  (not cross-origin isolated)'}`);
+});
+for (const sig of ['SIGINT', 'SIGTERM']) process.on(sig, () => server.close(() => process.exit(0)));
