@@ -24,4 +24,5 @@ else
   echo "== C tests: tsan SKIPPED (ThreadSanitizer cannot run on this kernel)" >&2
   [ "${CI:-}" = true ] && exit 1
 fi
+bash tests/browser/run.sh
 echo "== all tests passed"

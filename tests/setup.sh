@@ -21,6 +21,8 @@ dpkg -s wasi-libc >/dev/null 2>&1 || missing+=(wasi-libc)
 dpkg -s libclang-rt-dev-wasm32 >/dev/null 2>&1 || missing+=(libclang-rt-dev-wasm32)
 command -v node >/dev/null || missing+=(nodejs)
 command -v npm >/dev/null || missing+=(npm)
+# The page's browser tests: Debian's chromium, driven by the npm package playwright-core.
+command -v chromium >/dev/null || missing+=(chromium)
 
 if [ ${#missing[@]} -gt 0 ]; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
