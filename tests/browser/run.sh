@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The page in a real browser: Debian's chromium driven by playwright-core
+# The page: its pure parts under node:test (tests/web), then the page in a
+# real browser: Debian's chromium driven by playwright-core
 # (tests/setup.sh installs both). Builds the module when dist/ lacks it.
 # Bounded: the whole run is killed after 5 minutes; screenshots land in
 # test-results/.
@@ -8,5 +9,7 @@ cd "$(dirname "$0")/../.."
 if [ ! -f dist/scratchpack.wasm ] || [ ! -f dist/scratchpack-st.wasm ]; then
   bash tests/build-wasm.sh
 fi
+echo "== page: model tests (node --test tests/web)"
+timeout 120 node --test --test-timeout=60000 tests/web/
 echo "== browser: the page in chromium (screenshots in test-results/)"
 timeout 300 node --test --test-timeout=240000 --test-concurrency=1 tests/browser/
