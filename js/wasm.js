@@ -46,7 +46,19 @@ export async function loadModule({ threaded, poolSize, wasmBinary }) {
   const bytes = wasmBinary || await readBinary(file);
   const settings = { wasmBinary: bytes, pthreadPoolSize: threaded ? poolSize : 0 };
   settings.print = settings.printErr = (line) => console.error(`scratchpack: ${line}`);
-  return factory(settings);
+  return new Promise((resolve, reject) => {
+    // We instantiate the module ourselves: Emscripten 3.1.6 waits for its
+    // pthread pool to load before it calls the module ready, and with a pool
+    // of 0 that wait never ends -- so with no pool we end it here.
+    settings.instantiateWasm = (imports, receive) => {
+      WebAssembly.instantiate(bytes, imports).then(({ instance, module }) => {
+        receive(instance, module);
+        if (threaded && poolSize === 0) settings.removeRunDependency('wasm-instantiate');
+      }, reject);
+      return {};
+    };
+    factory(settings).then(resolve, reject);
+  });
 }
 
 /** Node only: lets the process exit while the pool's workers are idle. */

@@ -1,6 +1,10 @@
 #!/usr/bin/env bash
 # npm test: every test of every layer. C first: a Release build, an
 # ASan+UBSan build and a TSan build, each running the whole ctest suite.
+# Then WebAssembly: every C test built for wasm32-wasi (32-bit size_t, no
+# threads) under node:wasi, the Emscripten modules, and the JS package's
+# node:test suite (which also packs and installs the tarball). The later
+# stages run even when one fails; the exit code says whether all passed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash tests/setup.sh
@@ -24,5 +28,17 @@ else
   echo "== C tests: tsan SKIPPED (ThreadSanitizer cannot run on this kernel)" >&2
   [ "${CI:-}" = true ] && exit 1
 fi
-bash tests/browser/run.sh
+failed=()
+echo "== WASI: C tests on wasm32-wasi"
+bash tests/build-wasi.sh || true
+timeout 600 node --no-warnings tests/wasi/run.mjs || failed+=(wasi)
+echo "== WASM: Emscripten build"
+bash tests/build-wasm.sh || failed+=(wasm-build)
+echo "== JS: node --test tests/js"
+timeout 900 node --test --test-timeout=300000 tests/js/ || failed+=(js)
+bash tests/browser/run.sh || failed+=(browser)
+if [ ${#failed[@]} -gt 0 ]; then
+  echo "== FAILED stages: ${failed[*]}" >&2
+  exit 1
+fi
 echo "== all tests passed"

@@ -5,6 +5,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash tests/setup.sh
+# The WebAssembly module the JS package (and the page) loads, when missing.
+if [ ! -f dist/scratchpack.wasm ] || [ ! -f dist/scratchpack-st.wasm ]; then
+  bash tests/build-wasm.sh
+fi
 cmake -S . -B build-release -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build build-release --target sp_demo -j"$(nproc 2>/dev/null || echo 2)" >/dev/null
 ./build-release/tests/c/sp_demo
