@@ -98,6 +98,7 @@ export function createPlayer({ ui, runner, notice = '', reducedMotion = false })
       if (flow.needsThreads && !runner.threaded) {
         model = { flowId: flow.id, caseIndex, steps: [], cursor: 0, skip: [] };
         render(ui, flow, model, flowNotice());
+        ui.scrub.max = ui.scrub.value = '0';
         document.body.dataset.ready = 'true';
         return;
       }
