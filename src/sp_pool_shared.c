@@ -39,8 +39,8 @@
 ** per access, and a "trim on the owner's next call" epoch would never free
 ** an idle thread's slots. Measured by bench_pool_fanout's ceiling row, the
 ** one exchange per pair is about 7 ns on this project's 2-core VM.
-** A slot's idle stamp is an atomic the owner clears (before the store or
-** exchange that fills the slot) and the timed trim sets; a race between them
+** A slot's idle stamp is an atomic the owner clears when set (before the
+** store or exchange that fills the slot) and the timed trim sets; a race between them
 ** only changes when an array is trimmed, never who owns it.
 **
 ** Who may touch a slot block. A thread owns its blocks (a list, 'mine', one
@@ -58,6 +58,8 @@
 ** (relaxed load + store, no locked instruction), summed with the pool's
 ** 'retired' counts (exited threads, calls without a block) under reg_lock on
 ** read. Trims are counted on the pool. lock_waits counts partition locks.
+** A slot hit writes one counter and a return one more: in WASM every atomic
+** store is sequentially consistent (a fence), so each one costs there.
 */
 #include <stdatomic.h>
 #include <string.h>
@@ -72,9 +74,10 @@
 #define MAX_PER_PARTITION (1u << 20)
 #define BATCH 32                 /* arrays freed per lock hold when trimming */
 
+/* Rents are not counted: each one that succeeds is exactly one of
+** slot_hits, partition_hits, fresh or unpooled, summed on read. */
 typedef struct counters {
-  atomic_ullong rents, returns, slot_hits, partition_hits, lock_waits, fresh,
-      unpooled, drops;
+  atomic_ullong returns, slot_hits, partition_hits, lock_waits, fresh, unpooled, drops;
 } counters;
 
 /* A partition: a bounded LIFO of arrays under one lock. */
@@ -299,7 +302,6 @@ static size_t drain_slots(tls_block *b) {
 }
 
 static void fold(counters *into, counters *from) {
-  add(&into->rents, load(&from->rents));
   add(&into->returns, load(&from->returns));
   add(&into->slot_hits, load(&from->slot_hits));
   add(&into->partition_hits, load(&from->partition_hits));
@@ -401,7 +403,6 @@ static void *rent_unpooled(shared_pool *p, size_t n, size_t *capacity) {
   if (a == NULL) return NULL;
   sp_alloc_note_unpooled(n);
   TALLY(p, b, unpooled);
-  TALLY(p, b, rents);
   *capacity = n;
   return a;
 }
@@ -428,7 +429,6 @@ static void *pool_rent(sp_pool *base, size_t min, size_t *capacity) {
   } else {
     return NULL;                           /* a failed rent counts nothing */
   }
-  TALLY(p, b, rents);
   *capacity = bucket_size(i);
   return a;
 }
@@ -447,7 +447,8 @@ static int pool_give_back(sp_pool *base, void *a, size_t capacity) {
   b = find_block(p);
   TALLY(p, b, returns);
   if (b != NULL) {                         /* newest in the slot; stamp cleared first */
-    atomic_store_explicit(&b->stamp[i], 0, memory_order_relaxed);
+    if (atomic_load_explicit(&b->stamp[i], memory_order_relaxed) != 0)
+      atomic_store_explicit(&b->stamp[i], 0, memory_order_relaxed);
     if (b->full & 1u << i) {
       a = atomic_exchange_explicit(&b->slot[i], a, memory_order_acq_rel);
     } else {                               /* left empty, so still empty */
@@ -467,7 +468,8 @@ static int pool_give_back(sp_pool *base, void *a, size_t capacity) {
 /* ---- stats, trimming, destroy ------------------------------------------ */
 
 static void sum_into(sp_pool_stats *out, counters *c) {
-  out->rents += load(&c->rents);
+  out->rents += load(&c->slot_hits) + load(&c->partition_hits) + load(&c->fresh) +
+                load(&c->unpooled);
   out->returns += load(&c->returns);
   out->slot_hits += load(&c->slot_hits);
   out->partition_hits += load(&c->partition_hits);
