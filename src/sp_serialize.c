@@ -177,4 +177,7 @@ sp_code sp_to_stream(sp_sink_fn sink, void *sink_ctx, sp_format_fn fn, const voi
   return report(&w, err);
 }
 
-void sp_thread_cleanup(void) { sp_scratch_free_now(); }
+void sp_thread_cleanup(void) {
+  sp_scratch_free_now();
+  sp_shared_pool_release_thread();   /* the main thread has no exit callbacks */
+}
