@@ -34,6 +34,8 @@ bash tests/build-wasi.sh || true
 timeout 600 node --no-warnings tests/wasi/run.mjs || failed+=(wasi)
 echo "== WASM: Emscripten build"
 bash tests/build-wasm.sh || failed+=(wasm-build)
+echo "== WASM: pool stress with pthreads under Node (8 threads x 100,000)"
+timeout 600 node build-wasm/node/test_pool_stress.cjs || failed+=(wasm-pool-stress)
 echo "== JS: node --test tests/js"
 timeout 900 node --test --test-timeout=300000 tests/js/ || failed+=(js)
 bash tests/browser/run.sh || failed+=(browser)
