@@ -11,7 +11,9 @@ import { EncodeFailure, codes, codeFromC } from './errors.js';
 export class Heap {
   constructor(m) {
     this.m = m;
-    this.memory = m.wasmMemory;
+    // The pthread build exports its (imported, shared) memory; the single-
+    // threaded one only has the views Emscripten made over its own.
+    this.memory = m.wasmMemory || { get buffer() { return m.HEAPU8.buffer; } };
     this.refresh();
     this.stagePtr = 0;
     this.stageCap = 0;

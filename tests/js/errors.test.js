@@ -1,0 +1,142 @@
+// Bad input and bad values: the right code, the byte offset or the element
+// path, a message a person can act on -- and nothing leaked in the WASM heap.
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+
+import { ScratchpackError, createScratchpack, decode } from '../../js/index.js';
+
+let sp;
+before(async () => { sp = await createScratchpack(); });
+after(() => sp.close());
+
+const fails = (fn, code, extra = {}) => assert.throws(fn, (e) => {
+  assert.ok(e instanceof ScratchpackError, `not a ScratchpackError: ${e}`);
+  assert.equal(e.code, code, e.message);
+  for (const [k, v] of Object.entries(extra)) assert.equal(e[k], v, `${k} in "${e.message}"`);
+  return true;
+});
+
+describe('decoding bad input', () => {
+  test('every truncation of a valid message is TRUNCATED at or before where it ends', () => {
+    const bytes = sp.encode({ a: [1, 300, 70000, 2 ** 40, -5, 1.5], s: 'hé'.repeat(20), b: Uint8Array.of(1, 2),
+      t: new Date(1500), m: new Map([[1, 2]]), n: null });
+    for (let n = 0; n < bytes.length; n++) {
+      assert.throws(() => decode(bytes.subarray(0, n)), (e) => e.code === 'TRUNCATED' && e.offset <= n && e.offset >= 0);
+    }
+  });
+
+  test('0xc1 is INVALID_CODE at its offset', () => {
+    fails(() => decode(Uint8Array.of(0xc1)), 'INVALID_CODE', { offset: 0 });
+    fails(() => decode(Uint8Array.of(0x93, 1, 2, 0xc1)), 'INVALID_CODE', { offset: 3 });
+    fails(() => decode(Uint8Array.of(0x81, 0xc1, 1)), 'INVALID_CODE', { offset: 1 });
+  });
+
+  test('nesting past the depth limit is DEPTH_LIMIT, however deep the input goes', () => {
+    const deep = (n) => new Uint8Array(n + 1).fill(0x91, 0, n);
+    assert.equal(decode(deep(500)).length, 1);
+    fails(() => decode(deep(501)), 'DEPTH_LIMIT', { offset: 500 });
+    fails(() => decode(deep(1000000)), 'DEPTH_LIMIT', { offset: 500 });
+    fails(() => decode(deep(20), { maxDepth: 10 }), 'DEPTH_LIMIT', { offset: 10 });
+  });
+
+  test('huge length claims fail before anything is allocated', () => {
+    const claims = [
+      [0xdd, 0xff, 0xff, 0xff, 0xff], [0xdf, 0xff, 0xff, 0xff, 0xff], [0xdb, 0xff, 0xff, 0xff, 0xff],
+      [0xc6, 0xff, 0xff, 0xff, 0xff], [0xc9, 0xff, 0xff, 0xff, 0xff, 1], [0xdc, 0xff, 0xff, 1, 2],
+      [0xde, 0, 3, 1, 2, 3, 4, 5],
+    ];
+    for (const c of claims) fails(() => decode(Uint8Array.from(c)), 'TRUNCATED', { offset: 0 });
+    fails(() => decode(Uint8Array.of(0x92, 0xdd, 0x7f, 0xff, 0xff, 0xff)), 'TRUNCATED', { offset: 1 });
+  });
+
+  test('lengths over the configured limits are LENGTH_LIMIT', () => {
+    fails(() => decode(sp.encode([1, 2, 3]), { maxArrayLength: 2 }), 'LENGTH_LIMIT', { offset: 0 });
+    fails(() => decode(sp.encode({ a: 1, b: 2 }), { maxMapLength: 1 }), 'LENGTH_LIMIT', { offset: 0 });
+    fails(() => decode(sp.encode(['abc']), { maxStrLength: 2 }), 'LENGTH_LIMIT', { offset: 1 });
+    fails(() => decode(sp.encode(Uint8Array.of(1, 2)), { maxBinLength: 1 }), 'LENGTH_LIMIT');
+  });
+
+  test('a timestamp ext -1 of the wrong length or with too many nanoseconds is INVALID_CODE', () => {
+    fails(() => decode(Uint8Array.of(0xd5, 0xff, 0, 0)), 'INVALID_CODE', { offset: 0 });
+    fails(() => decode(Uint8Array.of(0x91, 0xc7, 3, 0xff, 0, 0, 0)), 'INVALID_CODE', { offset: 1 });
+    fails(() => decode(Uint8Array.of(0xd7, 0xff, 0xff, 0xff, 0xff, 0xfc, 0, 0, 0, 0)), 'INVALID_CODE');
+  });
+
+  test('bytes after the value are TRAILING_BYTES at the first extra byte', () => {
+    fails(() => decode(Uint8Array.of(1, 2)), 'TRAILING_BYTES', { offset: 1 });
+  });
+
+  test('decode refuses what is not bytes and options it does not know', () => {
+    fails(() => decode('abc'), 'INVALID_ARGUMENT');
+    fails(() => decode(Uint8Array.of(1), { int64: 'float' }), 'INVALID_ARGUMENT');
+    fails(() => decode(Uint8Array.of(1), { typedArrays: Array }), 'INVALID_ARGUMENT');
+  });
+});
+
+describe('encoding bad values', () => {
+  test('a function or symbol is UNSUPPORTED_TYPE with the path to it', () => {
+    fails(() => sp.encode({ a: { b: [0, 1, () => 1] } }), 'UNSUPPORTED_TYPE', { path: '.a.b[2]' });
+    fails(() => sp.encode([Symbol('s')]), 'UNSUPPORTED_TYPE', { path: '[0]' });
+    fails(() => sp.encode({ 'odd key': new Set([1]) }), 'UNSUPPORTED_TYPE', { path: '["odd key"]' });
+    fails(() => sp.encode(new Map([['k', new WeakMap()]])), 'UNSUPPORTED_TYPE', { path: '.get("k")' });
+    fails(() => sp.encode(() => 1), 'UNSUPPORTED_TYPE', { path: '' });
+  });
+
+  test('a cyclic structure is CYCLE with the path where it meets its ancestor', () => {
+    const a = { list: [1, { x: null }] };
+    a.list[1].x = a;
+    fails(() => sp.encode(a), 'CYCLE', { path: '.list[1].x' });
+    const arr = [];
+    arr.push(arr);
+    fails(() => sp.encode(arr), 'CYCLE', { path: '[0]' });
+  });
+
+  test('legitimately deep values past the limit are DEPTH_LIMIT, not a stack overflow', () => {
+    let v = 1;
+    for (let i = 0; i < 600; i++) v = [v];
+    fails(() => sp.encode(v), 'DEPTH_LIMIT');
+    let w = 1;
+    for (let i = 0; i < 500; i++) w = [w];
+    assert.equal(sp.encode(w).length, 501);
+  });
+
+  test('a target too small for the message is BUFFER_TOO_SMALL with the size needed', () => {
+    const v = { name: 'x'.repeat(100) };
+    const need = sp.encode(v).length;
+    fails(() => sp.encodeInto(v, new Uint8Array(need - 1)), 'BUFFER_TOO_SMALL');
+    assert.throws(() => sp.encodeInto(v, new Uint8Array(10)), /needs at least/);
+    assert.equal(sp.encodeInto(v, new Uint8Array(need)), need);
+    fails(() => sp.encodeInto(1, new Uint8Array(4), 5), 'INVALID_ARGUMENT');
+  });
+
+  test('a message larger than the WASM heap is NOMEM and leaks nothing', () => {
+    const huge = [1, new Uint8Array(200 * 1024 * 1024)];
+    fails(() => sp.encode(huge), 'NOMEM');        // the pool keeps what it may cache
+    const s0 = sp.stats();
+    fails(() => sp.encode(huge), 'NOMEM');
+    fails(() => sp.encodeView(huge), 'NOMEM');
+    const s1 = sp.stats();
+    assert.equal(s1.liveBytes, s0.liveBytes);
+    assert.equal(s1.heap.used, s0.heap.used);
+    assert.deepEqual(sp.decode(sp.encode([1, 2])), [1, 2]);
+  });
+});
+
+test('WASM heap use is the same after 100,000 failing decodes and encodes', () => {
+  const bad = [Uint8Array.of(0xc1), Uint8Array.of(0x93, 1), Uint8Array.of(0xdd, 0xff, 0xff, 0xff, 0xff)];
+  const big = 'y'.repeat(70000);                      // migrates out of the scratch before failing
+  const values = [{ a: 1, f() {} }, [big, Symbol('late')], [1n << 70n]];
+  for (let i = 0; i < 100; i++) {                      // warm the pools and free lists
+    try { sp.encode(values[i % 3]); } catch { /* expected */ }
+  }
+  const before = sp.stats();
+  for (let i = 0; i < 100000; i++) {
+    try { decode(bad[i % 3]); } catch { /* expected */ }
+    try { sp.encode(values[i % 3]); } catch { /* expected */ }
+    if (i % 10 === 0) try { sp.encodeView(values[i % 3]); } catch { /* expected */ }
+  }
+  const after = sp.stats();
+  assert.equal(after.liveBytes, before.liveBytes);
+  assert.equal(after.heap.used, before.heap.used);
+  assert.equal(after.leases, 0);
+});
