@@ -1,6 +1,6 @@
 // lease.js -- a view of linear memory that the caller holds until release().
 // Owns: the lease's life (live -> released, once). Must not touch: what is
-// under the view; the entry that made it gives it a release callback.
+// under the view; the entry that made it takes it back in _endLease.
 
 /**
  * { bytes, release() }: bytes is a Uint8Array over the module's shared
@@ -8,21 +8,24 @@
  * not be read (the memory goes back to the scratch or the pool).
  */
 export class Lease {
-  constructor(bytes, onRelease) {
+  /** owner._endLease(holder) gives the memory back (no closure per lease). */
+  constructor(bytes, owner, holder) {
     this.bytes = bytes;
-    this._onRelease = onRelease;
+    this._owner = owner;
+    this._holder = holder;
   }
 
   /** Whether release() has not been called yet. */
   get live() {
-    return this._onRelease !== null;
+    return this._owner !== null;
   }
 
   /** Gives the memory back. Calling it again does nothing. */
   release() {
-    const f = this._onRelease;
-    if (f === null) return;
-    this._onRelease = null;
-    f(this);
+    const owner = this._owner;
+    if (owner === null) return;
+    this._owner = null;
+    owner._endLease(this._holder);
+    this._holder = null;
   }
 }

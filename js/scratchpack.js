@@ -120,12 +120,15 @@ export class Scratchpack {
       throw finishEncodeError(e);
     }
     this._leases++;
-    return new Lease(bytes, () => {
-      this._leases--;
-      if (this._closed) return;
-      s.release();
-      this._sinks.push(s);
-    });
+    return new Lease(bytes, this, s);
+  }
+
+  // A lease ends: its writer gives back the scratch or sequence under it.
+  _endLease(s) {
+    this._leases--;
+    if (this._closed) return;
+    s.release();
+    this._sinks.push(s);
   }
 
   /**

@@ -68,6 +68,12 @@ function pathOf(steps) {
   return finishEncodeError(f).path || 'the root';
 }
 
+// The span's DataView, which a sink may make only when first asked.
+function view() {
+  if (dv === null) dv = sink.view();
+  return dv;
+}
+
 function more(n) {
   sink.pos = pos;
   sink.more(n);
@@ -111,7 +117,7 @@ function writeNumber(v) {
     } else if (v < 0x10000) {
       u8[pos] = 0xcd; u8[pos + 1] = v >>> 8; u8[pos + 2] = v & 0xff; pos += 3;
     } else {
-      u8[pos] = 0xce; dv.setUint32(pos + 1, v); pos += 5;
+      u8[pos] = 0xce; view().setUint32(pos + 1, v); pos += 5;
     }
   } else if ((v | 0) === v) {                  // -2^31 .. -1
     if (v >= -32) {
@@ -121,13 +127,13 @@ function writeNumber(v) {
     } else if (v >= -32768) {
       u8[pos] = 0xd1; u8[pos + 1] = (v >> 8) & 0xff; u8[pos + 2] = v & 0xff; pos += 3;
     } else {
-      u8[pos] = 0xd2; dv.setInt32(pos + 1, v); pos += 5;
+      u8[pos] = 0xd2; view().setInt32(pos + 1, v); pos += 5;
     }
   } else if (Number.isSafeInteger(v)) {        // the 64-bit forms
     const hi = Math.floor(v / 4294967296);
     u8[pos] = v > 0 ? 0xcf : 0xd3;
-    dv.setInt32(pos + 1, hi);
-    dv.setUint32(pos + 5, v - hi * 4294967296);
+    view().setInt32(pos + 1, hi);
+    view().setUint32(pos + 5, v - hi * 4294967296);
     pos += 9;
   } else {
     writeFloat64(v);
@@ -136,7 +142,7 @@ function writeNumber(v) {
 
 function writeFloat64(v) {
   u8[pos] = 0xcb;
-  dv.setFloat64(pos + 1, v);
+  view().setFloat64(pos + 1, v);
   pos += 9;
 }
 
@@ -148,8 +154,8 @@ function writeBigInt(v) {
   if (v > U64_MAX || v < I64_MIN)
     throw new EncodeFailure(codes.VALUE_RANGE, `BigInt ${v} does not fit in 64 bits`);
   if (end - pos < 9) more(9);
-  if (v >= 0n) { u8[pos] = 0xcf; dv.setBigUint64(pos + 1, v); }
-  else { u8[pos] = 0xd3; dv.setBigInt64(pos + 1, v); }
+  if (v >= 0n) { u8[pos] = 0xcf; view().setBigUint64(pos + 1, v); }
+  else { u8[pos] = 0xd3; view().setBigInt64(pos + 1, v); }
   pos += 9;
 }
 
@@ -208,7 +214,7 @@ function putStrHeader(at, len, size) {
   if (size === 1) u8[at] = 0xa0 | len;
   else if (size === 2) { u8[at] = 0xd9; u8[at + 1] = len; }
   else if (size === 3) { u8[at] = 0xda; u8[at + 1] = len >>> 8; u8[at + 2] = len & 0xff; }
-  else { u8[at] = 0xdb; dv.setUint32(at + 1, len); }
+  else { u8[at] = 0xdb; view().setUint32(at + 1, len); }
 }
 
 // 32 units and more: the host's UTF-8 encoder after a guessed header; very
@@ -268,7 +274,7 @@ function writeBin(b) {
   if (end - pos < 5) more(5);
   if (n < 0x100) { u8[pos] = 0xc4; u8[pos + 1] = n; pos += 2; }
   else if (n < 0x10000) { u8[pos] = 0xc5; u8[pos + 1] = n >>> 8; u8[pos + 2] = n & 0xff; pos += 3; }
-  else { u8[pos] = 0xc6; dv.setUint32(pos + 1, n); pos += 5; }
+  else { u8[pos] = 0xc6; view().setUint32(pos + 1, n); pos += 5; }
   writeRaw(b);
 }
 
@@ -278,7 +284,7 @@ function writeExtHeader(type, n) {
   if (fix) { u8[pos++] = fix; }
   else if (n < 0x100) { u8[pos] = 0xc7; u8[pos + 1] = n; pos += 2; }
   else if (n < 0x10000) { u8[pos] = 0xc8; u8[pos + 1] = n >>> 8; u8[pos + 2] = n & 0xff; pos += 3; }
-  else { u8[pos] = 0xc9; dv.setUint32(pos + 1, n); pos += 5; }
+  else { u8[pos] = 0xc9; view().setUint32(pos + 1, n); pos += 5; }
   u8[pos++] = type & 0xff;
 }
 
@@ -291,18 +297,18 @@ function writeDate(d) {
   if (end - pos < 15) more(15);
   if (sec >= 0 && sec < 17179869184) {                 // 2^34
     if (nsec === 0 && sec < 4294967296) {
-      u8[pos] = 0xd6; u8[pos + 1] = 0xff; dv.setUint32(pos + 2, sec); pos += 6;
+      u8[pos] = 0xd6; u8[pos + 1] = 0xff; view().setUint32(pos + 2, sec); pos += 6;
     } else {
       u8[pos] = 0xd7; u8[pos + 1] = 0xff;
-      dv.setUint32(pos + 2, nsec * 4 + Math.floor(sec / 4294967296));
-      dv.setUint32(pos + 6, sec >>> 0);
+      view().setUint32(pos + 2, nsec * 4 + Math.floor(sec / 4294967296));
+      view().setUint32(pos + 6, sec >>> 0);
       pos += 10;
     }
     return;
   }
   u8[pos] = 0xc7; u8[pos + 1] = 12; u8[pos + 2] = 0xff;
-  dv.setUint32(pos + 3, nsec);
-  dv.setBigInt64(pos + 7, BigInt(sec));
+  view().setUint32(pos + 3, nsec);
+  view().setBigInt64(pos + 7, BigInt(sec));
   pos += 15;
 }
 
@@ -312,7 +318,7 @@ function writeHeader(n, fix, c16) {
   if (end - pos < 5) more(5);
   if (n < 16) { u8[pos++] = fix | n; }
   else if (n < 0x10000) { u8[pos] = c16; u8[pos + 1] = n >>> 8; u8[pos + 2] = n & 0xff; pos += 3; }
-  else { u8[pos] = c16 + 1; dv.setUint32(pos + 1, n); pos += 5; }
+  else { u8[pos] = c16 + 1; view().setUint32(pos + 1, n); pos += 5; }
 }
 
 function writeArray(a, depth) {

@@ -1,0 +1,162 @@
+// bench/js-bench.mjs -- scratchpack's JS package against msgpackr and
+// @msgpack/msgpack on the workloads of DESIGN.md, encode and decode,
+// interleaved in one process; prints ops/s and ratios.
+//
+//   npm run bench:js                  (node bench/js-bench.mjs [roundMs] [rounds])
+//
+// Every job runs in batches of about roundMs (default 100 ms); rounds go
+// forwards then backwards so no job always runs first; the figure is the
+// median of the measured rounds after two warm-up rounds. Ratios are
+// scratchpack's best mode over the fastest peer mode, measured in the same
+// run (absolute figures drift on shared machines; the ratios hold better).
+import { Decoder, Encoder } from '@msgpack/msgpack';
+import { Packr, RESET_BUFFER_MODE, pack, unpack } from 'msgpackr';
+
+import { createScratchpack, decode } from '../js/index.js';
+
+const ROUND_MS = Number(process.argv[2] || 100);
+const ROUNDS = Number(process.argv[3] || 7);
+const WARMUP = 2;
+
+const sp = await createScratchpack();
+
+// ---- workloads (DESIGN.md) -------------------------------------------------
+function workloads() {
+  const tags = ['red', 'green', 'blue', 'black', 'white'];
+  const records = Array.from({ length: 1000 }, (_, i) => ({
+    id: i,
+    name: `user-${String((i * 7919) >>> 0).padStart(11, '0')}`,
+    score: i * 1.25 + 0.1,
+    tags: [tags[i % 5], tags[(i + 1) % 5], tags[(i + 2) % 5]],
+  }));
+  let seed = 7;
+  const next = () => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 4294967296);
+  const strings = Array.from({ length: 10000 }, (_, i) => {
+    const n = 20 + Math.floor(next() * 181);
+    let s = '';
+    for (let k = 0; k < n; k++) {
+      s += i % 4 === 3 && next() < 0.8
+        ? String.fromCharCode(0xac00 + Math.floor(next() * 11172))
+        : String.fromCharCode(97 + Math.floor(next() * 26));
+    }
+    return s;
+  });
+  const intArray = Array.from({ length: 30000 }, (_, i) => i);
+  return [
+    { name: 'a.obj', value: { Id: 1, Name: 'hello' } },
+    { name: 'a.arr', value: [1, 'hello'] },
+    { name: 'b.records', value: records },
+    { name: 'c.ints (Array)', value: intArray },
+    { name: 'c.ints (Int32Array)', value: Int32Array.from(intArray), peerValue: intArray, typed: Int32Array },
+    { name: 'd.strings', value: strings },
+    { name: 'e.big', value: [1, 'A'.repeat(100000)] },
+  ];
+}
+
+// ---- encoders and decoders ---------------------------------------------------
+// msgpackr in its fastest standard modes: records off (they are not standard
+// MessagePack), map16 headers (variableMapSize off: its default).
+const resetPackr = new Packr({ useRecords: false });
+const bufPackr = new Packr({ useRecords: false });
+const encoder = new Encoder();
+const sharedEncoder = new Encoder();
+const decoder = new Decoder();
+
+function encodeJobs(w) {
+  const v = w.value, pv = w.peerValue ?? w.value;
+  const size = sp.encode(v).length;
+  const target = new Uint8Array(size + 16);
+  // msgpackr writes text with utf8Write (a Buffer), and its Packr instances share
+  // one module-level target (msgpackr#139): a big one keeps pack() from
+  // allocating a fresh buffer on every call after useBuffer.
+  const peerTarget = Buffer.alloc(Math.max(size * 4, 1 << 20));
+  bufPackr.useBuffer(peerTarget);
+  return [
+    { lib: 'sp', mode: 'encode()', f: () => sp.encode(v) },
+    { lib: 'sp', mode: 'encodeView()+release', f: () => { const l = sp.encodeView(v); const n = l.bytes.length; l.release(); return n; } },
+    { lib: 'sp', mode: 'encodeInto(reused)', f: () => sp.encodeInto(v, target) },
+    { lib: 'msgpackr', mode: 'pack()', f: () => pack(pv) },
+    { lib: 'msgpackr', mode: 'RESET_BUFFER_MODE', f: () => resetPackr.pack(pv, RESET_BUFFER_MODE) },
+    { lib: 'msgpackr', mode: 'useBuffer', f: () => bufPackr.pack(pv) },
+    { lib: '@msgpack', mode: 'Encoder.encode', f: () => encoder.encode(pv) },
+    { lib: '@msgpack', mode: 'encodeSharedRef', f: () => sharedEncoder.encodeSharedRef(pv) },
+  ];
+}
+
+function decodeJobs(w) {
+  const bytes = sp.encode(w.value);
+  const jobs = [
+    { lib: 'sp', mode: 'decode()', f: () => decode(bytes) },
+    { lib: 'msgpackr', mode: 'unpack()', f: () => unpack(bytes) },
+    { lib: '@msgpack', mode: 'Decoder.decode', f: () => decoder.decode(bytes) },
+  ];
+  if (w.typed) jobs.splice(1, 0, { lib: 'sp', mode: `decode(${w.typed.name})`, f: () => decode(bytes, { typedArrays: w.typed }) });
+  return jobs;
+}
+
+// ---- timing ------------------------------------------------------------------
+let sink = 0;
+const now = () => Number(process.hrtime.bigint()) / 1e6;
+
+function batch(f, n) {
+  const t0 = now();
+  for (let i = 0; i < n; i++) {
+    const r = f();
+    sink = (sink + (typeof r === 'number' ? r : r?.length ?? 1)) | 0;
+  }
+  return now() - t0;
+}
+
+function calibrate(f) {
+  for (let n = 1; ; n *= 4) {
+    const t = batch(f, n);
+    if (t > ROUND_MS / 5) return Math.max(1, Math.round((n * ROUND_MS) / t));
+  }
+}
+
+function measure(jobs) {
+  for (const j of jobs) { j.n = calibrate(j.f); j.ops = []; }
+  for (let r = 0; r < WARMUP + ROUNDS; r++) {
+    const order = r % 2 ? [...jobs].reverse() : jobs;
+    for (const j of order) {
+      const t = batch(j.f, j.n);
+      if (r >= WARMUP) j.ops.push(j.n / (t / 1000));
+    }
+  }
+  for (const j of jobs) j.median = j.ops.sort((a, b) => a - b)[Math.floor(j.ops.length / 2)];
+  return jobs;
+}
+
+const fmt = (x) => (x >= 1e6 ? `${(x / 1e6).toFixed(2)}M` : x >= 1e3 ? `${(x / 1e3).toFixed(1)}k` : x.toFixed(0));
+const best = (jobs, pred) => jobs.filter(pred).reduce((a, b) => (b.median > a.median ? b : a));
+
+// ---- run -----------------------------------------------------------------------
+const summary = [];
+console.log(`scratchpack JS bench: ${ROUNDS} rounds of ~${ROUND_MS} ms per job after ${WARMUP} warm-up rounds, ` +
+  `node ${process.version}, kernel ${sp.stats().kernel}\n`);
+for (const w of workloads()) {
+  const size = sp.encode(w.value).length;
+  const enc = measure(encodeJobs(w));
+  const dec = measure(decodeJobs(w));
+  console.log(`${w.name} (${size} B)${w.peerValue ? '  [peers encode the same values as a JS Array]' : ''}`);
+  for (const [dir, jobs] of [['encode', enc], ['decode', dec]]) {
+    const peer = best(jobs, (j) => j.lib !== 'sp');
+    for (const j of jobs) {
+      const ratio = j.median / peer.median;
+      console.log(`  ${dir} ${`${j.lib} ${j.mode}`.padEnd(34)} ${fmt(j.median).padStart(8)} ops/s` +
+        `${j.lib === 'sp' ? `  ${ratio.toFixed(2)}x the fastest peer (${peer.lib} ${peer.mode})` : ''}`);
+    }
+  }
+  const spEnc = best(enc, (j) => j.lib === 'sp'), peerEnc = best(enc, (j) => j.lib !== 'sp');
+  const spDec = best(dec, (j) => j.lib === 'sp'), atDec = dec.find((j) => j.lib === '@msgpack');
+  const mrDec = dec.find((j) => j.lib === 'msgpackr');
+  summary.push([w.name, `${fmt(spEnc.median)} (${spEnc.mode})`, `${fmt(peerEnc.median)} (${peerEnc.lib} ${peerEnc.mode})`,
+    (spEnc.median / peerEnc.median).toFixed(2), `${fmt(spDec.median)} (${spDec.mode})`, fmt(mrDec.median),
+    fmt(atDec.median), (spDec.median / atDec.median).toFixed(2), (spDec.median / mrDec.median).toFixed(2)]);
+  console.log();
+}
+console.log('| workload | sp encode (best mode) | fastest peer encode | enc ratio | sp decode (best mode) | msgpackr unpack | @msgpack decode | dec / @msgpack | dec / msgpackr |');
+console.log('|---|---|---|---:|---|---:|---:|---:|---:|');
+for (const row of summary) console.log(`| ${row.join(' | ')} |`);
+sp.close();
+if (sink === 0.5) console.log(sink);
