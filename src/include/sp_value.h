@@ -85,6 +85,7 @@ static inline sp_value sp_custom(sp_format_fn fn, const void *value) {
 ** every str/bin/ext body, in a few arena blocks. Free with sp_doc_free. */
 typedef struct sp_doc {
   struct sp_doc_block *blocks;
+  struct sp_doc_block *spare;  /* kept by sp_doc_reset for the next decode */
   uint64_t bytes;            /* allocated for this document */
   size_t block_hint;         /* size of the next block; 0 -> 16 KiB */
 } sp_doc;
@@ -108,5 +109,10 @@ sp_code sp_value_decode_bytes(const void *data, size_t len, const sp_decode_opti
 
 /* Frees everything a decode allocated in doc. No operation on NULL. */
 void sp_doc_free(sp_doc *doc);
+
+/* Forgets the tree (its values become invalid) but keeps the memory for
+** the next decode into doc: decoding similar messages into one document,
+** reset in between, allocates nothing once warm. */
+void sp_doc_reset(sp_doc *doc);
 
 #endif

@@ -183,6 +183,24 @@ static void segmented_input_decodes_like_contiguous(void) {
   sp_bytes_free(&b);
 }
 
+static void a_reset_document_decodes_again_without_allocating(void) {
+  sp_bytes b = sample();
+  sp_doc doc = {0};
+  sp_value v;
+  sp_alloc_stats a;
+  CHECK(sp_value_decode_bytes(b.data, b.len, NULL, &doc, &v, NULL) == SP_OK);
+  for (int round = 0; round < 3; round++) {
+    sp_doc_reset(&doc);
+    sp_alloc_stats_reset();
+    CHECK(sp_value_decode_bytes(b.data, b.len, NULL, &doc, &v, NULL) == SP_OK);
+    sp_alloc_stats_get(&a);
+    CHECK(a.alloc_calls == 0);
+    reencodes_to(&v, &b);
+  }
+  sp_doc_free(&doc);
+  sp_bytes_free(&b);
+}
+
 int main(void) {
   SP_RUN(decoded_tree_reencodes_to_the_same_bytes);
   SP_RUN(borrowed_bodies_point_into_the_input);
@@ -192,6 +210,7 @@ int main(void) {
   SP_RUN(c1_and_trailing_bytes_are_invalid);
   SP_RUN(failing_allocations_report_nomem_and_leak_nothing);
   SP_RUN(segmented_input_decodes_like_contiguous);
+  SP_RUN(a_reset_document_decodes_again_without_allocating);
   sp_shutdown();
   return sp_test_summary();
 }
