@@ -261,6 +261,10 @@ function readArray(n, depth, at) {
   if (n > len - pos) throw truncated(at, `an array of ${n} elements (${len - pos} bytes left)`);
   if (n > opt.maxArrayLength) limit(n, opt.maxArrayLength, at, 'array length');
   if (opt.typedArrays !== false && n > 0) {
+    if (n >= 256 && opt.bulkRead !== undefined && opt.typedArrays !== 'auto') {
+      const r = opt.bulkRead(src, at, n, opt.typedArrays);   // C, when an instance offers it
+      if (r !== null) { pos = r[1]; return r[0]; }
+    }
     const t = readTyped(n);
     if (t !== null) return t;
   }
@@ -302,40 +306,112 @@ function readIntoMap(m, n, depth, first) {
 
 // ---- numeric arrays as typed arrays ----------------------------------------
 
-// Scans n numbers into f64; returns the typed array, or null (and leaves pos
-// where it was) when an element is not a number or does not fit.
+// Scans n numbers into f64 (a tight loop over locals: this is the hot path
+// of numeric payloads); returns the typed array, or null (pos unchanged)
+// when an element is not a number or does not fit the requested type.
+const INT = 1, F32 = 2, F64 = 4;
+
 function readTyped(n) {
+  const start = pos;
+  const r = scanTyped(n);
+  if (r === null) pos = start;
+  return r;
+}
+
+function scanTyped(n) {
   const ctor = opt.typedArrays;
   if (typeof BigInt64Array === 'function' && (ctor === BigInt64Array || ctor === BigUint64Array))
     return readBigTyped(n, ctor);
-  const start = pos;
+  const wanted = ctor === 'auto' ? null : intRange(ctor);
+  if (wanted !== null) return scanInts(n, new ctor(n), wanted[0], wanted[1]);
   if (f64.length < n) f64 = new Float64Array(Math.max(n, f64.length * 2));
-  const out = f64;
-  let ints = true, f32s = true, min = 0, max = 0;
+  const out = f64, s = src, end = len, d = view();
+  let p = pos, kinds = 0, min = 0, max = 0;
   for (let i = 0; i < n; i++) {
-    if (pos >= len) { pos = start; return null; }
-    const c = src[pos];
+    if (p >= end) return null;
+    const c = s[p];
     let v;
-    if (c < 0x80) { v = c; pos++; }
-    else if (c >= 0xe0) { v = c - 256; pos++; }
-    else {
+    if (c < 0x80) { v = c; p += 1; kinds |= INT; }
+    else if (c >= 0xe0) { v = c - 256; p += 1; kinds |= INT; }
+    else if (c === 0xcd) {
+      if (p + 3 > end) return null;
+      v = (s[p + 1] << 8) | s[p + 2]; p += 3; kinds |= INT;
+    } else if (c === 0xcc) {
+      if (p + 2 > end) return null;
+      v = s[p + 1]; p += 2; kinds |= INT;
+    } else if (c === 0xd2 || c === 0xce) {
+      if (p + 5 > end) return null;
+      v = (s[p + 1] << 24) | (s[p + 2] << 16) | (s[p + 3] << 8) | s[p + 4];
+      if (c === 0xce) v >>>= 0;
+      p += 5; kinds |= INT;
+    } else if (c === 0xd1) {
+      if (p + 3 > end) return null;
+      v = (((s[p + 1] << 8) | s[p + 2]) << 16) >> 16; p += 3; kinds |= INT;
+    } else if (c === 0xd0) {
+      if (p + 2 > end) return null;
+      v = (s[p + 1] << 24) >> 24; p += 2; kinds |= INT;
+    } else if (c === 0xcb) {
+      if (p + 9 > end) return null;
+      v = d.getFloat64(p + 1); p += 9; kinds |= F64;
+    } else if (c === 0xca) {
+      if (p + 5 > end) return null;
+      v = d.getFloat32(p + 1); p += 5; kinds |= F32;
+    } else {
+      pos = p;                                   // the 64-bit integer forms: the slow way
       v = scalar(c);
-      if (v === undefined) { pos = start; return null; }
-      if (c === 0xca) ints = false;
-      else if (c === 0xcb) { ints = false; f32s = false; }
-      else f32s = false;
+      p = pos;
+      if (v === undefined) return null;
+      kinds |= c === 0xca ? F32 : c === 0xcb ? F64 : INT;
     }
-    if (c < 0xca || c > 0xcb) f32s = false;
     if (v < min) min = v;
-    if (v > max) max = v;
+    else if (v > max) max = v;
     out[i] = v;
   }
-  const type = ctor === 'auto' ? autoType(ints, f32s, min, max) : ctor;
+  const type = ctor === 'auto' ? autoType(kinds === INT, kinds === F32, min, max) : ctor;
+  if (type === null) return null;
   const range = intRange(type);
-  if (range !== null && (!ints || min < range[0] || max > range[1])) { pos = start; return null; }
-  if (type === null) { pos = start; return null; }
+  if (range !== null && (kinds !== INT || min < range[0] || max > range[1])) return null;
   const a = new type(n);
   a.set(n === out.length ? out : out.subarray(0, n));
+  pos = p;
+  return a;
+}
+
+// Integers straight into the requested integer array, each checked against
+// its range; null at the first element that is not an integer that fits.
+function scanInts(n, a, lo, hi) {
+  const s = src, end = len;
+  let p = pos;
+  for (let i = 0; i < n; i++) {
+    if (p >= end) return null;
+    const c = s[p];
+    let v;
+    if (c < 0x80) { v = c; p += 1; }
+    else if (c === 0xcd) {
+      if (p + 3 > end) return null;
+      v = (s[p + 1] << 8) | s[p + 2]; p += 3;
+    } else if (c >= 0xe0) { v = c - 256; p += 1; }
+    else if (c === 0xcc) {
+      if (p + 2 > end) return null;
+      v = s[p + 1]; p += 2;
+    } else if (c === 0xd2 || c === 0xce) {
+      if (p + 5 > end) return null;
+      v = (s[p + 1] << 24) | (s[p + 2] << 16) | (s[p + 3] << 8) | s[p + 4];
+      if (c === 0xce) v >>>= 0;
+      p += 5;
+    } else if (c === 0xd1) {
+      if (p + 3 > end) return null;
+      v = (((s[p + 1] << 8) | s[p + 2]) << 16) >> 16; p += 3;
+    } else if (c === 0xd0) {
+      if (p + 2 > end) return null;
+      v = (s[p + 1] << 24) >> 24; p += 2;
+    } else {
+      return null;                                // 64-bit forms and floats never fit here
+    }
+    if (v < lo || v > hi) return null;
+    a[i] = v;
+  }
+  pos = p;
   return a;
 }
 

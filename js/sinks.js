@@ -45,9 +45,8 @@ export class Heap {
     return s;
   }
 
-  /** Copies a typed array's bytes into the staging block; returns its address. */
-  stage(view) {
-    const n = view.byteLength;
+  /** The staging block, at least n bytes (8-aligned); returns its address. */
+  reserve(n) {
     if (n > this.stageCap) {
       if (this.stagePtr) this.m._sp_wasm_free(this.stagePtr, this.stageCap);
       let cap = Math.max(4096, this.stageCap * 2);
@@ -56,8 +55,15 @@ export class Heap {
       this.stageCap = this.stagePtr ? cap : 0;
       if (!this.stagePtr) throw new EncodeFailure(codes.NOMEM, `no WASM memory to stage ${n} bytes`);
     }
-    this.u8.set(new Uint8Array(view.buffer, view.byteOffset, n), this.stagePtr);
     return this.stagePtr;
+  }
+
+  /** Copies a typed array's bytes into the staging block; returns its address. */
+  stage(view) {
+    const n = view.byteLength;
+    const p = this.reserve(n);
+    this.u8.set(new Uint8Array(view.buffer, view.byteOffset, n), p);
+    return p;
   }
 
   /** Frees the staging block if it has grown past keep bytes. */

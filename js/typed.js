@@ -17,6 +17,13 @@ if (typeof BigInt64Array === 'function') {
   kinds.set(BigUint64Array, KIND.U64);
 }
 
+/** The element kind decode reads into a typed array of this constructor, or -1. */
+export function kindOfCtor(ctor) {
+  if (ctor === Uint8Array) return KIND.U8;
+  const k = kinds.get(ctor);
+  return k === undefined ? -1 : k;
+}
+
 /**
  * The element kind of a typed array written as a MessagePack array, or -1
  * (Uint8Array and Buffer are bin; DataView is bin).

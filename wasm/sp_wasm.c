@@ -189,6 +189,32 @@ EXPORT int sp_wasm_write_array(sp_wasm_job *job, int kind, const void *src, size
   return (int)job->w.err.code;
 }
 
+/* Reads one array of 'kind' elements from src[0..len) into dst (room for
+** cap elements) with the C reader (sp_bulk_read.c). Returns the bytes the
+** array took, or 0 when it is not such an array (an element of another type
+** or out of range, truncated, longer than cap): the JS decoder then reads
+** it itself and reports any error with its own offsets. */
+EXPORT size_t sp_wasm_read_array(int kind, const uint8_t *src, size_t len, void *dst, size_t cap) {
+  sp_reader r;
+  uint32_t n = 0;
+  int ok;
+  sp_reader_init(&r, src, len);
+  switch (kind) {
+    case K_I8: ok = sp_read_i8_array(&r, dst, cap, &n); break;
+    case K_U8: ok = sp_read_u8_array(&r, dst, cap, &n); break;
+    case K_I16: ok = sp_read_i16_array(&r, dst, cap, &n); break;
+    case K_U16: ok = sp_read_u16_array(&r, dst, cap, &n); break;
+    case K_I32: ok = sp_read_i32_array(&r, dst, cap, &n); break;
+    case K_U32: ok = sp_read_u32_array(&r, dst, cap, &n); break;
+    case K_F32: ok = sp_read_f32_array(&r, dst, cap, &n); break;
+    case K_F64: ok = sp_read_f64_array(&r, dst, cap, &n); break;
+    case K_I64: ok = sp_read_i64_array(&r, dst, cap, &n); break;
+    case K_U64: ok = sp_read_u64_array(&r, dst, cap, &n); break;
+    default: ok = 0;
+  }
+  return ok && n == cap ? (size_t)sp_reader_offset(&r) : 0;
+}
+
 /* ---- buffers and staging ------------------------------------------------- */
 
 /* A growable buffer owned by JS; free with sp_wasm_buffer_free. */

@@ -282,3 +282,19 @@ function normalizeSafe(v) {
   if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, normalizeSafe(x)]));
   return v;
 }
+
+test('an instance decodes big integer arrays through C and gets what the JS decoder gets', () => {
+  for (const C of [Int8Array, Uint8Array, Uint8ClampedArray, Int16Array, Uint16Array, Int32Array, Uint32Array, BigInt64Array, BigUint64Array]) {
+    const big = C === BigInt64Array || C === BigUint64Array;
+    const a = C.from({ length: 5000 }, (_, i) => (big ? BigInt(i * 977) : (i * 7919) % 120));
+    const bytes = sp.encode({ a, tail: 'after' });
+    const viaC = sp.decode(bytes, { typedArrays: C });
+    assert.equal(viaC.a.constructor, C);
+    assert.deepEqual(viaC, decode(bytes, { typedArrays: C }));
+    assert.equal(viaC.tail, 'after');
+  }
+  const wide = sp.encode(Int32Array.from({ length: 1000 }, (_, i) => i * 1000));
+  assert.ok(Array.isArray(sp.decode(wide, { typedArrays: Int16Array })));      // does not fit: stays an Array
+  const cut = sp.encode(Int32Array.from({ length: 1000 }, (_, i) => i)).subarray(0, 2000);
+  assert.throws(() => sp.decode(cut, { typedArrays: Int32Array }), { code: 'TRUNCATED' });
+});
