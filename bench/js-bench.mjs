@@ -90,7 +90,11 @@ function decodeJobs(w) {
     { lib: 'msgpackr', mode: 'unpack()', f: () => unpack(bytes) },
     { lib: '@msgpack', mode: 'Decoder.decode', f: () => decoder.decode(bytes) },
   ];
-  if (w.typed) jobs.splice(1, 0, { lib: 'sp', mode: `decode(${w.typed.name})`, f: () => decode(bytes, { typedArrays: w.typed }) });
+  if (w.typed) {
+    jobs.splice(1, 0,
+      { lib: 'sp', mode: `decode(${w.typed.name})`, f: () => decode(bytes, { typedArrays: w.typed }) },
+      { lib: 'sp', mode: `sp.decode(${w.typed.name}) (C)`, f: () => sp.decode(bytes, { typedArrays: w.typed }) });
+  }
   return jobs;
 }
 

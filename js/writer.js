@@ -240,7 +240,16 @@ function writeChunkedString(s, n) {
   const size = len < 32 ? 1 : headerSize(len);
   putStrHeader(pos, len, size);
   pos += size;
-  for (let i = 0; i < n;) {
+  if (len === n) {                      // one byte per unit: chunks as big as the span
+    for (let i = 0; i < n;) {
+      if (pos >= end) more(Math.min(n - i, RAW_CHUNK));
+      const k = Math.min(n - i, end - pos);
+      pos += writeUtf8(u8, k === n ? s : s.substring(i, i + k), pos, k);
+      i += k;
+    }
+    return;
+  }
+  for (let i = 0; i < n;) {             // up to 3 bytes per unit: a third of the span at a time
     if (end - pos < 8) more(Math.max(8, Math.min(3 * (n - i), RAW_CHUNK)));
     let k = Math.min(n - i, Math.floor((end - pos) / 3));
     if (k < n - i && (s.charCodeAt(i + k - 1) & 0xfc00) === 0xd800) k--;   // keep pairs whole
