@@ -33,21 +33,6 @@ static int begin(sp_writer *w, size_t n) {
 static size_t put_signed(uint8_t *p, int64_t x) { return sp_put_int(p, x); }
 static size_t put_unsigned(uint8_t *p, uint64_t x) { return sp_put_uint(p, x); }
 
-static size_t put_f32(uint8_t *p, float f) {
-  uint32_t bits;
-  memcpy(&bits, &f, 4);
-  p[0] = 0xca;
-  sp_store32(p + 1, bits);
-  return 5;
-}
-
-static size_t put_f64(uint8_t *p, double d) {
-  uint64_t bits;
-  memcpy(&bits, &d, 8);
-  p[0] = 0xcb;
-  sp_store64(p + 1, bits);
-  return 9;
-}
 
 void sp_write_i8_array(sp_writer *w, const int8_t *v, size_t n) {
   if (begin(w, n)) { CHUNK_LOOP(w, v, n, 2, put_signed) }
@@ -71,10 +56,10 @@ void sp_write_u64_array(sp_writer *w, const uint64_t *v, size_t n) {
   if (begin(w, n)) { CHUNK_LOOP(w, v, n, 9, put_unsigned) }
 }
 void sp_write_f32_array(sp_writer *w, const float *v, size_t n) {
-  if (begin(w, n)) { CHUNK_LOOP(w, v, n, 5, put_f32) }
+  if (begin(w, n)) { CHUNK_LOOP(w, v, n, 5, sp_put_float) }
 }
 void sp_write_f64_array(sp_writer *w, const double *v, size_t n) {
-  if (begin(w, n)) { CHUNK_LOOP(w, v, n, 9, put_f64) }
+  if (begin(w, n)) { CHUNK_LOOP(w, v, n, 9, sp_put_double) }
 }
 
 void sp_write_i32_array(sp_writer *w, const int32_t *v, size_t n) {

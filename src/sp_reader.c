@@ -271,45 +271,37 @@ static int require(sp_reader *r, uint64_t need, uint64_t header_at, const char *
   return 0;
 }
 
-int sp_read_array_header(sp_reader *r, uint32_t *n) {
+/* One counted header (array, map, str or bin): its count lands in *out
+** only when the bytes left can hold 'per' bytes for each counted thing. */
+typedef struct header_form {
+  int fix_lo, fix_hi, c8, c16, c32;
+  unsigned per;               /* bytes each counted thing needs at least */
+  const char *expected, *too_long;
+} header_form;
+
+static int read_header(sp_reader *r, const header_form *f, uint32_t *out, const char *site) {
   uint64_t at = sp_reader_offset(r);
   uint32_t v = 0;
-  int rc = read_length(r, peek_byte(r), &v, 0x90, 0x9f, 0, 0xdc, 0xdd);
-  if (rc < 0) return mismatch(r, "expected an array", __func__);
-  if (!rc || !require(r, v, at, "array claims more elements than bytes left")) return 0;
-  *n = v;
+  int rc = read_length(r, peek_byte(r), &v, f->fix_lo, f->fix_hi, f->c8, f->c16, f->c32);
+  if (rc < 0) return mismatch(r, f->expected, site);
+  if (!rc || !require(r, (uint64_t)f->per * v, at, f->too_long)) return 0;
+  *out = v;
   return 1;
 }
 
-int sp_read_map_header(sp_reader *r, uint32_t *n) {
-  uint64_t at = sp_reader_offset(r);
-  uint32_t v = 0;
-  int rc = read_length(r, peek_byte(r), &v, 0x80, 0x8f, 0, 0xde, 0xdf);
-  if (rc < 0) return mismatch(r, "expected a map", __func__);
-  if (!rc || !require(r, 2 * (uint64_t)v, at, "map claims more entries than bytes left")) return 0;
-  *n = v;
-  return 1;
-}
+static const header_form array_form = {0x90, 0x9f, 0, 0xdc, 0xdd, 1, "expected an array",
+                                       "array claims more elements than bytes left"};
+static const header_form map_form = {0x80, 0x8f, 0, 0xde, 0xdf, 2, "expected a map",
+                                     "map claims more entries than bytes left"};
+static const header_form str_form = {0xa0, 0xbf, 0xd9, 0xda, 0xdb, 1, "expected a str",
+                                     "str longer than the bytes left"};
+static const header_form bin_form = {0x100, 0x100, 0xc4, 0xc5, 0xc6, 1, "expected a bin",
+                                     "bin longer than the bytes left"};
 
-int sp_read_str_header(sp_reader *r, uint32_t *len) {
-  uint64_t at = sp_reader_offset(r);
-  uint32_t v = 0;
-  int rc = read_length(r, peek_byte(r), &v, 0xa0, 0xbf, 0xd9, 0xda, 0xdb);
-  if (rc < 0) return mismatch(r, "expected a str", __func__);
-  if (!rc || !require(r, v, at, "str longer than the bytes left")) return 0;
-  *len = v;
-  return 1;
-}
-
-int sp_read_bin_header(sp_reader *r, uint32_t *len) {
-  uint64_t at = sp_reader_offset(r);
-  uint32_t v = 0;
-  int rc = read_length(r, peek_byte(r), &v, 0x100, 0x100, 0xc4, 0xc5, 0xc6);
-  if (rc < 0) return mismatch(r, "expected a bin", __func__);
-  if (!rc || !require(r, v, at, "bin longer than the bytes left")) return 0;
-  *len = v;
-  return 1;
-}
+int sp_read_array_header(sp_reader *r, uint32_t *n) { return read_header(r, &array_form, n, __func__); }
+int sp_read_map_header(sp_reader *r, uint32_t *n) { return read_header(r, &map_form, n, __func__); }
+int sp_read_str_header(sp_reader *r, uint32_t *len) { return read_header(r, &str_form, len, __func__); }
+int sp_read_bin_header(sp_reader *r, uint32_t *len) { return read_header(r, &bin_form, len, __func__); }
 
 int sp_read_ext_header(sp_reader *r, int8_t *type, uint32_t *len) {
   static const uint8_t fixed[5] = {1, 2, 4, 8, 16};

@@ -75,21 +75,6 @@ static size_t put_wide_ts(sp_writer *w, uint8_t *p, const sp_ts_field *t) {
   return 15;
 }
 
-static size_t put_float(uint8_t *p, float f) {
-  uint32_t bits;
-  memcpy(&bits, &f, 4);
-  p[0] = 0xca;
-  sp_store32(p + 1, bits);
-  return 5;
-}
-
-static size_t put_double(uint8_t *p, double d) {
-  uint64_t bits;
-  memcpy(&bits, &d, 8);
-  p[0] = 0xcb;
-  sp_store64(p + 1, bits);
-  return 9;
-}
 
 /* ---- put: fixed-size structs straight into memory -------------------------- */
 
@@ -99,8 +84,8 @@ static uint8_t *put_struct(sp_writer *w, const sp_resolved *rs, const uint8_t *o
 static uint8_t *put_elem(sp_writer *w, const sp_rfield *rf, const uint8_t *src, uint8_t *p) {
   size_t n;
   switch (rf->type) {
-    case SP_F_FLOAT: return p + put_float(p, LOAD(float, src));
-    case SP_F_DOUBLE: return p + put_double(p, LOAD(double, src));
+    case SP_F_FLOAT: return p + sp_put_float(p, LOAD(float, src));
+    case SP_F_DOUBLE: return p + sp_put_double(p, LOAD(double, src));
     case SP_F_BOOL: *p = LOAD(bool, src) ? 0xc3 : 0xc2; return p + 1;
     case SP_F_TIMESTAMP:
       n = put_wide_ts(w, p, (const sp_ts_field *)(const void *)src);

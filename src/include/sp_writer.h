@@ -175,22 +175,29 @@ static inline void sp_write_int(sp_writer *w, int64_t v) {
   if (p) w->cur = p + sp_put_int(p, v);
 }
 
-static inline void sp_write_float(sp_writer *w, float f) {
-  uint8_t *p = sp_writer_reserve(w, 5);
+/* float32 (ca) and float64 (cb), never narrowed. Return bytes written. */
+static inline size_t sp_put_float(uint8_t *p, float f) {
   uint32_t bits;
-  if (!p) return;
   memcpy(&bits, &f, 4);
   p[0] = 0xca; sp_store32(p + 1, bits);
-  w->cur = p + 5;
+  return 5;
+}
+
+static inline size_t sp_put_double(uint8_t *p, double d) {
+  uint64_t bits;
+  memcpy(&bits, &d, 8);
+  p[0] = 0xcb; sp_store64(p + 1, bits);
+  return 9;
+}
+
+static inline void sp_write_float(sp_writer *w, float f) {
+  uint8_t *p = sp_writer_reserve(w, 5);
+  if (p) w->cur = p + sp_put_float(p, f);
 }
 
 static inline void sp_write_double(sp_writer *w, double d) {
   uint8_t *p = sp_writer_reserve(w, 9);
-  uint64_t bits;
-  if (!p) return;
-  memcpy(&bits, &d, 8);
-  p[0] = 0xcb; sp_store64(p + 1, bits);
-  w->cur = p + 9;
+  if (p) w->cur = p + sp_put_double(p, d);
 }
 
 /* A header of fix form 'fix' (n <= fix_max) or 16/32-bit form 'c16'/'c32'. */
