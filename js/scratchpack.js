@@ -257,15 +257,20 @@ export class Scratchpack {
   /**
    * Ends the worker threads (pending encodeAsync calls reject with
    * CANCELLED) so the process can exit. The instance is unusable after.
+   * A task already running on a worker is let finish first (in a browser's
+   * main thread, which may not block, the workers end once it has).
    */
   close() {
     if (this._closed) return;
     this._closed = true;
-    this._tasks.close();
-    if (this.threaded) {
-      this._m._sp_wasm_workers_stop();
+    const quiet = this._tasks.close();
+    if (!this.threaded) return;
+    if (quiet) { endWorkers(this._m); return; }
+    const poll = setInterval(() => {
+      if (!this._tasks.settled()) return;
+      clearInterval(poll);
       endWorkers(this._m);
-    }
+    }, 5);
   }
 }
 

@@ -70,14 +70,34 @@ export class Tasks {
     return out;
   }
 
-  /** Wakes every waiter; their promises reject with CANCELLED. */
+  /**
+   * Cancels every task in flight and waits until none runs, so that the
+   * worker threads can be ended safely: ending a thread inside a task could
+   * leave the allocator's lock held for ever. (A running bulk array checks
+   * its cancel flag only before it starts, so this waits for it to end.)
+   * Returns true when no task runs any more; false when this thread may not
+   * block (a browser's main thread) -- then call settled() until it is true.
+   * The tasks' promises reject with CANCELLED.
+   */
   close() {
     this.closed = true;
-    for (const { task } of this.pending) {
-      const i = (task >> 2) + F.state;
-      Atomics.store(this.heap.i32, i, DONE);
-      Atomics.notify(this.heap.i32, i);
+    for (const { task } of this.pending) Atomics.store(this.heap.i32, (task >> 2) + F.cancel, 1);
+    try {
+      for (const { task } of this.pending) {
+        const i = (task >> 2) + F.state;
+        for (let st; (st = Atomics.load(this.heap.i32, i)) !== DONE;) Atomics.wait(this.heap.i32, i, st, 1000);
+      }
+    } catch {
+      return this.settled();
     }
+    return true;
+  }
+
+  /** Whether no task is running or queued. */
+  settled() {
+    for (const { task } of this.pending)
+      if (Atomics.load(this.heap.i32, (task >> 2) + F.state) !== DONE) return false;
+    return true;
   }
 }
 
