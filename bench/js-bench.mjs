@@ -3,6 +3,7 @@
 // interleaved in one process; prints ops/s and ratios.
 //
 //   npm run bench:js                  (node bench/js-bench.mjs [roundMs] [rounds])
+//   BENCH_ONLY=a.,e.big node bench/js-bench.mjs  (only workloads whose names start so)
 //
 // Every job runs in batches of about roundMs (default 100 ms); rounds go
 // forwards then backwards so no job always runs first; the figure is the
@@ -138,7 +139,8 @@ const best = (jobs, pred) => jobs.filter(pred).reduce((a, b) => (b.median > a.me
 const summary = [];
 console.log(`scratchpack JS bench: ${ROUNDS} rounds of ~${ROUND_MS} ms per job after ${WARMUP} warm-up rounds, ` +
   `node ${process.version}, kernel ${sp.stats().kernel}\n`);
-for (const w of workloads()) {
+const only = process.env.BENCH_ONLY;
+for (const w of workloads().filter((x) => !only || only.split(',').some((o) => x.name.startsWith(o)))) {
   const size = sp.encode(w.value).length;
   const enc = measure(encodeJobs(w));
   const dec = measure(decodeJobs(w));

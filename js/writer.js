@@ -217,20 +217,41 @@ function putStrHeader(at, len, size) {
   else { u8[at] = 0xdb; view().setUint32(at + 1, len); }
 }
 
-// 32 units and more: the host's UTF-8 encoder after a guessed header; very
-// long ones (or ones that do not fit a fixed target's worst case) get
-// their exact length first and go in chunks.
+// 32 units and more: the host's UTF-8 encoder after a guessed header. When
+// the span cannot hold the worst case (3 bytes a unit) -- long strings, or
+// a fixed target near its end -- the body is written optimistically after
+// a 5-byte header slot: if it ended 4 or more bytes before the span did, it
+// is complete (a cut-off write stops less than one character short), and
+// the body moves back under the smallest header. Otherwise the exact length
+// is counted first and the body goes in chunks.
+const OPTIMISTIC_MAX = 120 * 1024;   // asked of a sink at once: within its pool's 128 KiB buckets
+
 function writeLongerString(s, n) {
   const worst = 3 * n + 5;
-  if (n > LONG_STRING || (end - pos < worst && sink.fixed)) { writeChunkedString(s, n); return; }
-  if (end - pos < worst) more(worst);
-  const guess = headerSize(n);
-  const start = pos + guess;
-  const len = writeUtf8(u8, s, start, end - start);
-  const size = headerSize(len);
-  if (size > guess) u8.copyWithin(pos + size, start, start + len);
-  putStrHeader(pos, len, size);
-  pos += size + len;
+  if (end - pos >= worst || (n <= LONG_STRING && !sink.fixed)) {
+    if (end - pos < worst) more(worst);
+    const guess = headerSize(n);
+    const start = pos + guess;
+    const len = writeUtf8(u8, s, start, end - start);
+    const size = headerSize(len);
+    if (size > guess) u8.copyWithin(pos + size, start, start + len);
+    putStrHeader(pos, len, size);
+    pos += size + len;
+    return;
+  }
+  if (end - pos < n + 9 && !sink.fixed && n + 9 <= OPTIMISTIC_MAX) more(n + 9);
+  if (end - pos >= n + 9) {
+    const max = end - pos - 5;
+    const len = writeUtf8(u8, s, pos + 5, max);
+    if (len <= max - 4) {
+      const size = headerSize(len);
+      if (size < 5) u8.copyWithin(pos + size, pos + 5, pos + 5 + len);
+      putStrHeader(pos, len, size);
+      pos += size + len;
+      return;
+    }
+  }
+  writeChunkedString(s, n);
 }
 
 function writeChunkedString(s, n) {

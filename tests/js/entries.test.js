@@ -33,6 +33,22 @@ describe('encodeInto', () => {
     assert.deepEqual(t, want);
   });
 
+  test('long and near-the-end strings fit an exactly sized target and fail one byte short', () => {
+    const texts = ['A'.repeat(20000), '한'.repeat(20000), `${'a'.repeat(16383)}😀${'b'.repeat(5000)}`,
+      `${'x'.repeat(40)}é`, '😀'.repeat(9000), 'z'.repeat(70000)];
+    for (const text of texts) {
+      const v = [1, text, 2];
+      const want = sp.encode(v);
+      const t = new Uint8Array(want.length);
+      assert.equal(sp.encodeInto(v, t), want.length);
+      assert.deepEqual(t, want);
+      assert.throws(() => sp.encodeInto(v, new Uint8Array(want.length - 1)), { code: 'BUFFER_TOO_SMALL' });
+      const lease = sp.encodeView(v);
+      assert.deepEqual(decode(lease.bytes), v);
+      lease.release();
+    }
+  });
+
   test('a SharedArrayBuffer target is accepted and gets the same bytes', () => {
     const v = { text: '한국어 text '.repeat(30), n: 5 };
     const want = sp.encode(v);
