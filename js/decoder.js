@@ -269,7 +269,12 @@ function readArray(n, depth, at) {
     if (t !== null) return t;
   }
   const a = new Array(n);
-  for (let i = 0; i < n; i++) a[i] = read(depth + 1);
+  for (let i = 0; i < n; i++) {
+    const c = src[pos];                  // the commonest elements of big arrays, inline
+    if (c < 0x80) { a[i] = c; pos++; }
+    else if (c === 0xcd && len - pos >= 3) { a[i] = (src[pos + 1] << 8) | src[pos + 2]; pos += 3; }
+    else a[i] = read(depth + 1);
+  }
   return a;
 }
 

@@ -94,18 +94,26 @@ export interface DecodeOptions extends Limits {
   typedArrays?: false | 'auto' | TypedArrayConstructor;
 }
 
-/** Pool behind the sequences the writer migrates to when the scratch overflows. */
+/**
+ * The array pool behind the sequences the writer migrates to when the
+ * scratch overflows ('default': the process-wide bucket pool, 16 B .. 128 KiB
+ * x 100). 'bucket': a bounded bucket pool of its own (ArrayPool.Create);
+ * 'shared': thread slots plus per-core partitions (ArrayPool.Shared);
+ * 'lockfree': a lock-free queue per bucket. `sequences` caps the idle sequences.
+ * @example
+ * await createScratchpack({ pool: { kind: 'lockfree', maxLength: 1 << 20, perBucket: 64 } });
+ */
 export type PoolOption =
-  | 'default'
-  | 'bucket'
-  | { kind: 'bucket'; maxLength?: number; perBucket?: number; sequences?: number };
+  | 'default' | 'bucket' | 'shared' | 'lockfree'
+  | { kind: 'bucket' | 'lockfree'; maxLength?: number; perBucket?: number; sequences?: number }
+  | { kind: 'shared'; partitions?: number; perPartition?: number; sequences?: number };
 
 export interface ScratchpackOptions {
   /** Worker pthreads for encodeAsync (pthread build only). Default 0; startup costs ~80 ms per thread. */
   threads?: number;
   /** The to_array scratch in bytes. Default 65,536. */
   scratchSize?: number;
-  /** 'default': the process-wide bucket pool (16 B .. 128 KiB x 100); or a private bucket pool. */
+  /** The pool under the sequences (see PoolOption). */
   pool?: PoolOption;
   /** Default limits for encode (maxDepth) and decode. */
   limits?: Limits;

@@ -15,7 +15,7 @@ import { KIND, kindOfCtor, numericKind } from './typed.js';
 import { canUseThreads, endWorkers, loadModule, unrefWorkers } from './wasm.js';
 import { encodeWith } from './writer.js';
 
-const poolKinds = ['default', 'bucket'];
+const poolKinds = ['default', 'bucket', 'shared', 'lockfree'];
 
 function normalize(o) {
   const bad = (what) => new ScratchpackError(codes.INVALID_ARGUMENT, what);
@@ -31,7 +31,7 @@ function normalize(o) {
   if (!Number.isInteger(r.scratchSize) || r.scratchSize < 8 || r.scratchSize > 1 << 30)
     throw bad('scratchSize must be an integer in 8..2^30');
   const kind = typeof r.pool === 'string' ? r.pool : r.pool.kind ?? 'bucket';
-  if (!poolKinds.includes(kind)) throw bad(`pool must be one of ${poolKinds.join(', ')} (or { kind: 'bucket', maxLength, perBucket, sequences })`);
+  if (!poolKinds.includes(kind)) throw bad(`pool must be one of ${poolKinds.join(', ')}, or { kind, maxLength, perBucket, partitions, perPartition, sequences }`);
   if (!['auto', 'threads', 'single'].includes(r.wasm)) throw bad("wasm must be 'auto', 'threads' or 'single'");
   return r;
 }
@@ -274,9 +274,15 @@ export class Scratchpack {
   }
 }
 
+// The pool under the sequences: the process default, or one of the three
+// kinds of src/include/sp_pool.h made for this instance.
 function configurePool(m, pool) {
   if (pool === 'default') return;
-  const p = typeof pool === 'string' ? {} : pool;
-  const rc = m._sp_wasm_configure(p.maxLength ?? 80 * 1024, p.perBucket ?? 100, p.sequences ?? 0);
-  if (rc !== 0) throw new ScratchpackError(codes.NOMEM, 'no WASM memory for the pool');
+  const p = typeof pool === 'string' ? { kind: pool } : pool;
+  const kind = p.kind ?? 'bucket';
+  const rc = kind === 'shared'
+    ? m._sp_wasm_configure(1, p.partitions ?? 0, p.perPartition ?? 0, p.sequences ?? 0)
+    : m._sp_wasm_configure(kind === 'lockfree' ? 2 : 0, p.maxLength ?? 80 * 1024, p.perBucket ?? 100, p.sequences ?? 0);
+  if (rc === 1) throw new ScratchpackError(codes.NOMEM, 'no WASM memory for the pool');
+  if (rc !== 0) throw new ScratchpackError(codes.INVALID_ARGUMENT, `the ${kind} pool refused those sizes`);
 }

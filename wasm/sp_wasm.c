@@ -239,13 +239,23 @@ EXPORT void sp_wasm_free(void *p, size_t n) { sp_free(p, n ? n : 1); }
 
 /* ---- configuration and numbers ------------------------------------------ */
 
-/* Installs a bucket pool of buckets up to max_len with per_bucket arrays
-** each, under a sequence pool of max_seq idle sequences, for every job begun
-** afterwards. Call once, before any encode. Returns 0, or SP_E_NOMEM. */
-EXPORT int sp_wasm_configure(size_t max_len, unsigned per_bucket, unsigned max_seq) {
-  sp_pool *arrays = sp_bucket_pool_create(max_len, per_bucket);
-  sp_seq_pool *seqs = arrays ? sp_seq_pool_create(max_seq, arrays) : NULL;
-  if (seqs == NULL) {
+/* Installs a pool of the given kind under a sequence pool of max_seq idle
+** sequences, for every job begun afterwards. Kinds: 0 a bounded bucket pool
+** (buckets up to a = max length, b arrays each), 1 a shared pool (a
+** partitions of b arrays), 2 a lock-free pool (buckets up to a, b arrays
+** each); sp_pool.h describes them. Call once, before any encode. Returns 0,
+** SP_E_MISUSE for an unknown kind or bad sizes, or SP_E_NOMEM. */
+EXPORT int sp_wasm_configure(int kind, size_t a, unsigned b, unsigned max_seq) {
+  sp_pool *arrays = NULL;
+  sp_seq_pool *seqs;
+  switch (kind) {
+    case 0: arrays = sp_bucket_pool_create(a, b); break;
+    case 1: arrays = sp_shared_pool_create((unsigned)a, b); break;
+    case 2: arrays = sp_lockfree_pool_create(a, b); break;
+    default: return SP_E_MISUSE;
+  }
+  if (arrays == NULL) return SP_E_MISUSE;
+  if ((seqs = sp_seq_pool_create(max_seq, arrays)) == NULL) {
     sp_pool_destroy(arrays);
     return SP_E_NOMEM;
   }

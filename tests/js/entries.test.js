@@ -143,16 +143,21 @@ test('stats report the C counters: a warm encode under the scratch allocates not
 
 test('options are checked', async () => {
   await assert.rejects(createScratchpack({ threads: -1 }), { code: 'INVALID_ARGUMENT' });
-  await assert.rejects(createScratchpack({ pool: 'shared' }), { code: 'INVALID_ARGUMENT' });
+  await assert.rejects(createScratchpack({ pool: 'arena' }), { code: 'INVALID_ARGUMENT' });
+  await assert.rejects(createScratchpack({ pool: { kind: 'bucket', perBucket: 0 } }), { code: 'INVALID_ARGUMENT' });
   await assert.rejects(createScratchpack({ wasm: 'single', threads: 1 }), { code: 'INVALID_ARGUMENT' });
 });
 
-test('a small scratch and a private pool still give the same bytes', async () => {
-  const small = await createScratchpack({ scratchSize: 8, pool: { kind: 'bucket', maxLength: 4096, perBucket: 4 } });
-  const v = { Id: 1, Name: 'hello', list: Array.from({ length: 3000 }, (_, i) => i) };
-  assert.deepEqual(small.encode(v), sp.encode(v));
-  assert.ok(small.stats().sequences.rents >= 1);
-  small.close();
+test('a small scratch over each pool kind still gives the same bytes, counted by that pool', async () => {
+  const v = { Id: 1, Name: 'hello', list: Array.from({ length: 3000 }, (_, i) => i), s: 'q'.repeat(200000) };
+  for (const pool of [{ kind: 'bucket', maxLength: 4096, perBucket: 4 }, 'shared', 'lockfree']) {
+    const small = await createScratchpack({ scratchSize: 8, pool });
+    assert.deepEqual(small.encode(v), sp.encode(v));
+    const st = small.stats();
+    assert.ok(st.sequences.rents >= 1 && st.pool.rents >= 1, JSON.stringify(pool));
+    assert.equal(st.pool.rents, st.pool.returns);
+    small.close();
+  }
 });
 
 test('the single-threaded build encodes and decodes, with views of unshared memory', async () => {
