@@ -141,6 +141,11 @@ export class HeapSink {
 
   array(kind, view) {
     const src = this.heap.stage(view);
+    // An array bigger than what is left of the scratch: leave it now, while
+    // little has been written, rather than after C filled the scratch (the
+    // migration copies everything written so far).
+    const worst = 9 * view.length + 5;
+    if (this.end - this.pos < worst && this.inScratch()) this.more(Math.min(worst, 64 * 1024));
     this.store();
     if (this.m._sp_wasm_write_array(this.job, kind, src, view.length) !== 0)
       throw jobFailure(this.heap, this.job);
