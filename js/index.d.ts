@@ -141,6 +141,16 @@ export interface ScratchpackStats {
   kernel: string;
 }
 
+/** The part of a Node Writable that encodeToStream uses (any stream.Writable fits). */
+export interface NodeWritableLike {
+  write(chunk: Uint8Array): boolean;
+  on(event: string, listener: (...args: any[]) => void): unknown;
+  off(event: string, listener: (...args: any[]) => void): unknown;
+  once(event: string, listener: (...args: any[]) => void): unknown;
+  readonly destroyed?: boolean;
+  readonly writableEnded?: boolean;
+}
+
 /** Values encode accepts (anything else is UNSUPPORTED_TYPE). */
 export type Encodable =
   | null | undefined | boolean | number | bigint | string | Date | Ext
@@ -183,7 +193,7 @@ export declare class Scratchpack {
    * @example
    * await sp.encodeToStream(rows, fs.createWriteStream('rows.msgpack'));
    */
-  encodeToStream(value: Encodable, writable: NodeJS.WritableStream | WritableStream<Uint8Array>): Promise<number>;
+  encodeToStream(value: Encodable, writable: NodeWritableLike | WritableStream<Uint8Array>): Promise<number>;
 
   /**
    * A numeric typed array encoded as a MessagePack array on a worker pthread
