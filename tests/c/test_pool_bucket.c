@@ -14,23 +14,12 @@
 
 #include "scratchpack.h"
 #include "sp_test.h"
+#include "test_util.h"
 
 #define KB 1024u
 #define MAX_POOLED (128u * KB)
 
 static sp_pool *make_pool(void) { return sp_bucket_pool_create(80 * 1024, 100); }
-
-static sp_pool_stats stats_of(sp_pool *p) {
-  sp_pool_stats s;
-  sp_pool_stats_get(p, &s);
-  return s;
-}
-
-static sp_alloc_stats alloc_now(void) {
-  sp_alloc_stats a;
-  sp_alloc_stats_get(&a);
-  return a;
-}
 
 /* ---- bucket index mapping ---------------------------------------------- */
 

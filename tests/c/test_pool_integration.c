@@ -14,6 +14,7 @@
 
 #include "fixtures.h"
 #include "sp_test.h"
+#include "test_util.h"
 
 #if !defined(SP_NO_THREADS) && !(defined(__wasi__) && !defined(_REENTRANT))
 #define HAVE_THREADS 1
@@ -107,12 +108,6 @@ static void references_close(void) {
   sp_bytes_free(&want_records);
   sp_bytes_free(&want_big);
   big_object_free(&big);
-}
-
-static sp_pool_stats stats_of(sp_pool *p) {
-  sp_pool_stats s;
-  sp_pool_stats_get(p, &s);
-  return s;
 }
 
 /* One to_array and one to_stream of v; both must equal 'want'. */

@@ -14,6 +14,7 @@
 
 #include "scratchpack.h"
 #include "sp_test.h"
+#include "test_util.h"
 
 #if !defined(SP_NO_THREADS) && !(defined(__wasi__) && !defined(_REENTRANT))
 #define HAVE_THREADS 1
@@ -21,24 +22,6 @@
 #endif
 
 #define GIB ((size_t)1 << 30)
-
-static sp_pool_stats stats_of(sp_pool *p) {
-  sp_pool_stats s;
-  sp_pool_stats_get(p, &s);
-  return s;
-}
-
-static sp_alloc_stats alloc_now(void) {
-  sp_alloc_stats a;
-  sp_alloc_stats_get(&a);
-  return a;
-}
-
-/* Arrays the pool allocated are cached, dropped, trimmed or still out. */
-static int adds_up(sp_pool *p, uint64_t held) {
-  sp_pool_stats s = stats_of(p);
-  return s.fresh == s.cached + s.drops + s.trims + held && s.rents - s.returns == held;
-}
 
 /* ---- sizes and arguments ----------------------------------------------- */
 

@@ -36,6 +36,7 @@
 
 #include "scratchpack.h"
 #include "sp_test.h"
+#include "test_util.h"
 
 #if !defined(SP_NO_THREADS) && !(defined(__wasi__) && !defined(_REENTRANT))
 #define HAVE_THREADS 1
@@ -180,12 +181,6 @@ static double seconds_since(const struct timespec *t0) {
   struct timespec t1;
   clock_gettime(CLOCK_MONOTONIC, &t1);
   return (double)(t1.tv_sec - t0->tv_sec) + (double)(t1.tv_nsec - t0->tv_nsec) / 1e9;
-}
-
-static sp_pool_stats stats_of(sp_pool *p) {
-  sp_pool_stats s;
-  sp_pool_stats_get(p, &s);
-  return s;
 }
 
 /* Runs n threads in a ring for 'ops' each; checks every tag; returns the

@@ -24,27 +24,11 @@
 
 #include "scratchpack.h"
 #include "sp_test.h"
+#include "test_util.h"
 
 /* ---- small helpers ------------------------------------------------------ */
 
 #define BYTES(...) (const uint8_t[]){__VA_ARGS__}, sizeof((const uint8_t[]){__VA_ARGS__})
-
-static void *xmalloc(size_t n) {
-  void *p = malloc(n ? n : 1);
-  if (p == NULL) { fprintf(stderr, "out of memory\n"); abort(); }
-  return p;
-}
-
-/* Bytes that differ at every offset (no short period to hide a shift). */
-static uint8_t *pattern(size_t n, uint32_t seed) {
-  uint8_t *p = xmalloc(n);
-  uint32_t x = seed * 2654435761u | 1u;
-  for (size_t i = 0; i < n; i++) {
-    x ^= x << 13; x ^= x >> 17; x ^= x << 5;
-    p[i] = (uint8_t)x;
-  }
-  return p;
-}
 
 #define BODY_LEN 70000
 static uint8_t *BODY;   /* str/bin/ext bodies are cut from here */

@@ -13,6 +13,7 @@
 
 #include "scratchpack.h"
 #include "sp_test.h"
+#include "test_util.h"
 
 #define SEG (32u * 1024)
 
@@ -41,12 +42,6 @@ static sp_seq_pool_stats qstats(sp_seq_pool *p) {
   sp_seq_pool_stats s;
   sp_seq_pool_stats_get(p, &s);
   return s;
-}
-
-static sp_alloc_stats alloc_now(void) {
-  sp_alloc_stats a;
-  sp_alloc_stats_get(&a);
-  return a;
 }
 
 static void fill_pattern(uint8_t *dst, size_t n, size_t start) {

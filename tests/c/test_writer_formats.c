@@ -14,30 +14,13 @@
 
 #include "scratchpack.h"
 #include "sp_test.h"
+#include "test_util.h"
 
 /* ---- small helpers ------------------------------------------------------ */
 
 #define BYTES(...) (const uint8_t[]){__VA_ARGS__}, sizeof((const uint8_t[]){__VA_ARGS__})
 #define UNITS(...) \
   (const uint16_t[]){__VA_ARGS__}, sizeof((const uint16_t[]){__VA_ARGS__}) / sizeof(uint16_t)
-
-static void *xmalloc(size_t n) {
-  void *p = malloc(n ? n : 1);
-  if (p == NULL) { fprintf(stderr, "out of memory\n"); abort(); }
-  return p;
-}
-
-/* A body that differs at every offset, so a lost, doubled or misplaced
-** segment shows up (a period of 256 would hide shifts by 256). */
-static uint8_t *pattern(size_t n, uint32_t seed) {
-  uint8_t *p = xmalloc(n);
-  uint32_t x = seed * 2654435761u | 1u;
-  for (size_t i = 0; i < n; i++) {
-    x ^= x << 13; x ^= x >> 17; x ^= x << 5;
-    p[i] = (uint8_t)x;
-  }
-  return p;
-}
 
 /* Appends n bytes to a growable buffer through its own sp_output. */
 static uint8_t *buffer_room(sp_buffer *b, size_t n) {
