@@ -1,31 +1,298 @@
 /*
-** native_decode.c -- decode (and bulk int encode) against msgpack-c, in one
-** run, interleaved, printed as ratios.
+** native_decode.c -- decode (and bulk int encode) against msgpack-c, CWPack
+** and mpack, in one run, interleaved, printed as ratios.
 **
-** Decode workloads (bytes produced by scratchpack, identical to msgpack-c's):
+** Inputs (bytes produced by scratchpack, identical to every peer's):
 **   a.obj {"Id":1,"Name":"hello"}, b.records (1,000 maps), c.ints (0..29,999).
-** Decoders: scratchpack's value tree (copying bodies, and borrowing them),
-** scratchpack's typed reader where one applies (c.ints straight into an
-** int32_t[30000]), msgpack-c's msgpack_unpack_next (its object tree), and
-** msgpack-c's tree copied into an int32_t[30000] for c.ints.
-** b.records into and from C structs: scratchpack's schema (decode into
-** existing structs, and into fresh ones) against msgpack-c's tree walked
-** into the same structs, and encode against msgpack-c's packer.
+**
+** Like for like: every struct decoder fills the same C structs, reads
+** strings as pointer + length into the input, matches keys with the same
+** function (length, then memcmp) and checks its library's error once per
+** message; every one is checked against the source data before timing.
+**   sp reader      sp_read_* (the inline fast paths of sp_reader.h)
+**   sp schema      sp_schema_read with the b.records schema: borrowed strings,
+**                  or copied (into existing structs, or fresh ones each time)
+**   cwpack         CWPack 1.3.1 cw_unpack_next, item by item
+**   mpack expect   mpack 1.1.1's expect API (mpack_expect_*, bytes in place)
+**   mpc unpack     msgpack-c's object tree, then its fields into the structs
+** Trees: scratchpack's sp_value tree (copied or borrowed bodies, a reused
+** document) against mpack's node tree (a node pool: no allocation) and
+** msgpack-c's msgpack_unpack_next.
 ** Bulk encode of c.ints from an int32_t[30000] into a reused buffer: the
-** SIMD kernel, the scalar kernel, and msgpack-c's packer in a loop.
-** Environment: SP_BENCH_ROUNDS (9), SP_BENCH_SAMPLE_MS (20).
+** SIMD and scalar kernels against each peer's int32 writer in a loop.
+**
+** The CWPack and mpack rows need their sources (bench/CMakeLists.txt:
+** $SP_PEERS or ../shared/peers); without them they are skipped, with a
+** message. Environment: SP_BENCH_ROUNDS (9), SP_BENCH_SAMPLE_MS (20).
 */
 #include "bench_util.h"
 
 #include <msgpack.h>
 
+#ifndef SP_BENCH_PEERS
+#define SP_BENCH_PEERS 0   /* bench/CMakeLists.txt defines it when CWPack and mpack are found */
+#endif
+#ifndef SP_PEERS_DIR
+#define SP_PEERS_DIR "../shared/peers"
+#endif
+#if SP_BENCH_PEERS
+#include <cwpack.h>
+#include <mpack.h>
+#endif
+
 #include "scratchpack.h"
 
 #define NINTS 30000
-
-static int32_t g_ints[NINTS], g_back[NINTS];
+#define NRECS 1000
 
 typedef struct input { const uint8_t *data; size_t len; } input;
+
+static void fail(const char *who) {
+  fprintf(stderr, "bench_decode: %s failed\n", who);
+  exit(2);
+}
+
+/* ---- what the struct decoders fill ------------------------------------------ */
+
+typedef struct obj_view { int64_t id; const char *name; uint32_t name_len; } obj_view;
+
+typedef struct rec_view {
+  int64_t id;
+  const char *name;
+  uint32_t name_len;
+  double score;
+  const char *tag[3];
+  uint32_t tag_len[3];
+  uint32_t ntags;
+} rec_view;
+
+static obj_view g_obj_back;
+static rec_view g_views[NRECS];
+static int32_t g_ints[NINTS], g_back[NINTS];
+
+/* Every decoder matches keys with these: length first, then the bytes. */
+enum { K_OTHER, K_ID, K_NAME, K_SCORE, K_TAGS };
+
+static inline int rec_key(const char *k, uint32_t n) {
+  switch (n) {
+    case 2: return memcmp(k, "id", 2) == 0 ? K_ID : K_OTHER;
+    case 4: return memcmp(k, "name", 4) == 0 ? K_NAME : memcmp(k, "tags", 4) == 0 ? K_TAGS : K_OTHER;
+    case 5: return memcmp(k, "score", 5) == 0 ? K_SCORE : K_OTHER;
+    default: return K_OTHER;
+  }
+}
+
+static inline int obj_key(const char *k, uint32_t n) {
+  if (n == 2 && memcmp(k, "Id", 2) == 0) return K_ID;
+  if (n == 4 && memcmp(k, "Name", 4) == 0) return K_NAME;
+  return K_OTHER;
+}
+
+/* ---- the source data --------------------------------------------------------- */
+
+typedef struct brec {
+  int64_t id;
+  sp_str_field name;
+  double score;
+  sp_array_field tags;        /* of sp_str_field */
+} brec;
+
+static const sp_field brec_fields[] = {
+  SP_MEMBER(brec, id, SP_F_I64),
+  SP_MEMBER(brec, name, SP_F_STR),
+  SP_MEMBER(brec, score, SP_F_DOUBLE),
+  SP_MEMBER(brec, tags, SP_F_STR, .flags = SP_FIELD_ARRAY),
+};
+static sp_schema brec_schema = SP_SCHEMA(brec, brec_fields, 0);
+
+static brec g_recs[NRECS], g_recs_back[NRECS];
+static char g_names[NRECS][17];
+static sp_str_field g_tags[NRECS][3];
+
+static void build_records(void) {
+  static const char *const tags[5] = {"red", "green", "blue", "black", "white"};
+  for (int i = 0; i < NRECS; i++) {
+    snprintf(g_names[i], sizeof g_names[i], "user-%011d", i);
+    g_recs[i].id = i;
+    g_recs[i].name.ptr = g_names[i];
+    g_recs[i].name.len = 16;
+    g_recs[i].score = i * 1.25 + 0.1;
+    for (int t = 0; t < 3; t++) {
+      g_tags[i][t].ptr = (char *)tags[(i + t) % 5];
+      g_tags[i][t].len = strlen(tags[(i + t) % 5]);
+    }
+    g_recs[i].tags.ptr = g_tags[i];
+    g_recs[i].tags.count = 3;
+  }
+}
+
+static int same_str(const char *p, size_t n, const sp_str_field *want) {
+  return p != NULL && n == want->len && memcmp(p, want->ptr, n) == 0;
+}
+
+/* The views match the source records (checked once per decoder). */
+static void check_views(const char *who) {
+  for (int i = 0; i < NRECS; i++) {
+    const rec_view *v = &g_views[i];
+    const brec *s = &g_recs[i];
+    const sp_str_field *t = s->tags.ptr;
+    int ok = v->id == s->id && v->score == s->score && same_str(v->name, v->name_len, &s->name) &&
+             v->ntags == 3;
+    for (int k = 0; ok && k < 3; k++) ok = same_str(v->tag[k], v->tag_len[k], &t[k]);
+    if (!ok) fail(who);
+  }
+  memset(g_views, 0, sizeof g_views);
+}
+
+static void check_structs(const char *who) {
+  for (int i = 0; i < NRECS; i++) {
+    const brec *v = &g_recs_back[i], *s = &g_recs[i];
+    const sp_str_field *vt = v->tags.ptr, *st = s->tags.ptr;
+    int ok = v->id == s->id && v->score == s->score && v->tags.count == 3 &&
+             same_str(v->name.ptr, v->name.len, &s->name);
+    for (int k = 0; ok && k < 3; k++) ok = same_str(vt[k].ptr, vt[k].len, &st[k]);
+    if (!ok) fail(who);
+  }
+}
+
+static void check_ints(const char *who) {
+  for (int i = 0; i < NINTS; i++)
+    if (g_back[i] != g_ints[i]) fail(who);
+  memset(g_back, 0, sizeof g_back);
+}
+
+static void check_obj(const char *who) {
+  if (g_obj_back.id != 1 || g_obj_back.name_len != 5 || memcmp(g_obj_back.name, "hello", 5))
+    fail(who);
+  memset(&g_obj_back, 0, sizeof g_obj_back);
+}
+
+/* ---- scratchpack: the reader ------------------------------------------------- */
+
+static void sp_obj(sp_reader *r, obj_view *v) {
+  uint32_t nf = 0;
+  sp_read_map_header(r, &nf);
+  for (uint32_t f = 0; f < nf; f++) {
+    const char *k;
+    uint32_t kl;
+    if (!sp_read_str(r, &k, &kl)) return;
+    switch (obj_key(k, kl)) {
+      case K_ID: sp_read_int64(r, &v->id); break;
+      case K_NAME: sp_read_str(r, &v->name, &v->name_len); break;
+      default: sp_skip(r);
+    }
+  }
+}
+
+static void sp_rec(sp_reader *r, rec_view *v) {
+  uint32_t nf = 0, nt = 0;
+  sp_read_map_header(r, &nf);
+  for (uint32_t f = 0; f < nf; f++) {
+    const char *k;
+    uint32_t kl;
+    if (!sp_read_str(r, &k, &kl)) return;
+    switch (rec_key(k, kl)) {
+      case K_ID: sp_read_int64(r, &v->id); break;
+      case K_NAME: sp_read_str(r, &v->name, &v->name_len); break;
+      case K_SCORE: sp_read_double(r, &v->score); break;
+      case K_TAGS:
+        if (!sp_read_array_header(r, &nt) || nt > 3) return;
+        for (uint32_t t = 0; t < nt; t++) sp_read_str(r, &v->tag[t], &v->tag_len[t]);
+        v->ntags = nt;
+        break;
+      default: sp_skip(r);
+    }
+  }
+}
+
+static uint64_t run_sp_obj(void *ctx, long iters) {
+  input *in = ctx;
+  uint64_t sum = 0;
+  for (long i = 0; i < iters; i++) {
+    sp_reader r;
+    const uint8_t *p = in->data;
+    BENCH_BARRIER(p);
+    sp_reader_init(&r, p, in->len);
+    sp_obj(&r, &g_obj_back);
+    if (r.err.code != SP_OK) fail("sp reader a.obj");
+    sum += (uint64_t)g_obj_back.id + g_obj_back.name_len;
+  }
+  return sum;
+}
+
+static uint64_t run_sp_recs(void *ctx, long iters) {
+  input *in = ctx;
+  uint64_t sum = 0;
+  for (long i = 0; i < iters; i++) {
+    sp_reader r;
+    uint32_t n = 0;
+    const uint8_t *p = in->data;
+    BENCH_BARRIER(p);
+    sp_reader_init(&r, p, in->len);
+    if (!sp_read_array_header(&r, &n) || n > NRECS) fail("sp reader b.records");
+    for (uint32_t k = 0; k < n; k++) sp_rec(&r, &g_views[k]);
+    if (r.err.code != SP_OK) fail("sp reader b.records");
+    sum += (uint64_t)g_views[NRECS - 1].id;
+  }
+  return sum;
+}
+
+static uint64_t run_sp_ints_bulk(void *ctx, long iters) {
+  input *in = ctx;
+  uint64_t sum = 0;
+  for (long i = 0; i < iters; i++) {
+    sp_reader r;
+    uint32_t n;
+    const uint8_t *p = in->data;
+    BENCH_BARRIER(p);
+    sp_reader_init(&r, p, in->len);
+    if (!sp_read_i32_array(&r, g_back, NINTS, &n)) fail("sp bulk c.ints");
+    sum += (uint64_t)g_back[n - 1];
+  }
+  return sum;
+}
+
+static uint64_t run_sp_ints_each(void *ctx, long iters) {
+  input *in = ctx;
+  uint64_t sum = 0;
+  for (long i = 0; i < iters; i++) {
+    sp_reader r;
+    uint32_t n = 0;
+    const uint8_t *p = in->data;
+    BENCH_BARRIER(p);
+    sp_reader_init(&r, p, in->len);
+    if (!sp_read_array_header(&r, &n) || n > NINTS) fail("sp_read_int32 c.ints");
+    for (uint32_t k = 0; k < n; k++) sp_read_int32(&r, &g_back[k]);
+    if (r.err.code != SP_OK) fail("sp_read_int32 c.ints");
+    sum += (uint64_t)g_back[n - 1];
+  }
+  return sum;
+}
+
+/* ---- scratchpack: schemas and value trees ------------------------------------- */
+
+/* b.records into structs: 'reuse' keeps last round's structs (the
+** decode-into-existing path), else each round starts empty and releases. */
+static uint64_t run_schema(void *ctx, long iters, int reuse, unsigned flags) {
+  input *in = ctx;
+  uint64_t sum = 0;
+  for (long i = 0; i < iters; i++) {
+    sp_reader r;
+    uint32_t n;
+    sp_reader_init(&r, in->data, in->len);
+    if (!sp_read_array_header(&r, &n) || n != NRECS) fail("sp schema");
+    for (uint32_t k = 0; k < n; k++)
+      if (sp_schema_read(&r, &brec_schema, &g_recs_back[k], flags) != SP_OK) fail("sp schema");
+    sum += (uint64_t)g_recs_back[NRECS - 1].id;
+    if (!reuse)
+      for (uint32_t k = 0; k < n; k++) sp_schema_release(&brec_schema, &g_recs_back[k]);
+  }
+  return sum;
+}
+
+static uint64_t run_schema_borrow(void *ctx, long iters) { return run_schema(ctx, iters, 1, SP_DECODE_BORROW); }
+static uint64_t run_schema_reuse(void *ctx, long iters) { return run_schema(ctx, iters, 1, 0); }
+static uint64_t run_schema_fresh(void *ctx, long iters) { return run_schema(ctx, iters, 0, 0); }
 
 static uint64_t run_tree(void *ctx, long iters, int borrow) {
   input *in = ctx;
@@ -36,7 +303,7 @@ static uint64_t run_tree(void *ctx, long iters, int borrow) {
     sp_value v;
     const uint8_t *p = in->data;
     BENCH_BARRIER(p);
-    if (sp_value_decode_bytes(p, in->len, &opt, &doc, &v, NULL) != SP_OK) exit(2);
+    if (sp_value_decode_bytes(p, in->len, &opt, &doc, &v, NULL) != SP_OK) fail("sp tree");
     sum += v.kind;
     sp_doc_free(&doc);
   }
@@ -44,6 +311,7 @@ static uint64_t run_tree(void *ctx, long iters, int borrow) {
 }
 
 static uint64_t run_tree_copy(void *ctx, long iters) { return run_tree(ctx, iters, 0); }
+static uint64_t run_tree_borrow(void *ctx, long iters) { return run_tree(ctx, iters, 1); }
 
 /* One document, reset between decodes: its blocks are reused. */
 static uint64_t run_tree_reused(void *ctx, long iters) {
@@ -56,13 +324,14 @@ static uint64_t run_tree_reused(void *ctx, long iters) {
     const uint8_t *p = in->data;
     BENCH_BARRIER(p);
     sp_doc_reset(&doc);
-    if (sp_value_decode_bytes(p, in->len, &opt, &doc, &v, NULL) != SP_OK) exit(2);
+    if (sp_value_decode_bytes(p, in->len, &opt, &doc, &v, NULL) != SP_OK) fail("sp tree");
     sum += v.kind;
   }
   sp_doc_free(&doc);
   return sum;
 }
-static uint64_t run_tree_borrow(void *ctx, long iters) { return run_tree(ctx, iters, 1); }
+
+/* ---- msgpack-c: its object tree ------------------------------------------------ */
 
 static uint64_t run_mpc_unpack(void *ctx, long iters) {
   input *in = ctx;
@@ -73,29 +342,55 @@ static uint64_t run_mpc_unpack(void *ctx, long iters) {
     size_t off = 0;
     const uint8_t *p = in->data;
     BENCH_BARRIER(p);
-    if (msgpack_unpack_next(&u, (const char *)p, in->len, &off) != MSGPACK_UNPACK_SUCCESS) exit(2);
+    if (msgpack_unpack_next(&u, (const char *)p, in->len, &off) != MSGPACK_UNPACK_SUCCESS)
+      fail("msgpack-c unpack");
     sum += u.data.type;
   }
   msgpack_unpacked_destroy(&u);
   return sum;
 }
 
-static uint64_t run_sp_ints_typed(void *ctx, long iters) {
-  input *in = ctx;
-  uint64_t sum = 0;
-  for (long i = 0; i < iters; i++) {
-    sp_reader r;
-    uint32_t n;
-    const uint8_t *p = in->data;
-    BENCH_BARRIER(p);
-    sp_reader_init(&r, p, in->len);
-    if (!sp_read_i32_array(&r, g_back, NINTS, &n)) exit(2);
-    sum += (uint64_t)g_back[n - 1];
-  }
-  return sum;
+static int mpc_str(const msgpack_object *o, const char **p, uint32_t *n) {
+  if (o->type != MSGPACK_OBJECT_STR) return 0;
+  *p = o->via.str.ptr;
+  *n = o->via.str.size;
+  return 1;
 }
 
-static uint64_t run_mpc_ints_typed(void *ctx, long iters) {
+static int mpc_int64(const msgpack_object *o, int64_t *out) {
+  if (o->type == MSGPACK_OBJECT_POSITIVE_INTEGER && o->via.u64 <= INT64_MAX) *out = (int64_t)o->via.u64;
+  else if (o->type == MSGPACK_OBJECT_NEGATIVE_INTEGER) *out = o->via.i64;
+  else return 0;
+  return 1;
+}
+
+static int mpc_rec(const msgpack_object *o, rec_view *v) {
+  if (o->type != MSGPACK_OBJECT_MAP) return 0;
+  for (uint32_t f = 0; f < o->via.map.size; f++) {
+    const msgpack_object *key = &o->via.map.ptr[f].key, *val = &o->via.map.ptr[f].val;
+    const char *k;
+    uint32_t kl;
+    if (!mpc_str(key, &k, &kl)) return 0;
+    switch (rec_key(k, kl)) {
+      case K_ID: if (!mpc_int64(val, &v->id)) return 0; break;
+      case K_NAME: if (!mpc_str(val, &v->name, &v->name_len)) return 0; break;
+      case K_SCORE:
+        if (val->type != MSGPACK_OBJECT_FLOAT64 && val->type != MSGPACK_OBJECT_FLOAT32) return 0;
+        v->score = val->via.f64;
+        break;
+      case K_TAGS:
+        if (val->type != MSGPACK_OBJECT_ARRAY || val->via.array.size > 3) return 0;
+        for (uint32_t t = 0; t < val->via.array.size; t++)
+          if (!mpc_str(&val->via.array.ptr[t], &v->tag[t], &v->tag_len[t])) return 0;
+        v->ntags = val->via.array.size;
+        break;
+      default: break;
+    }
+  }
+  return 1;
+}
+
+static uint64_t run_mpc_recs(void *ctx, long iters) {
   input *in = ctx;
   msgpack_unpacked u;
   uint64_t sum = 0;
@@ -104,16 +399,310 @@ static uint64_t run_mpc_ints_typed(void *ctx, long iters) {
     size_t off = 0;
     const uint8_t *p = in->data;
     BENCH_BARRIER(p);
-    if (msgpack_unpack_next(&u, (const char *)p, in->len, &off) != MSGPACK_UNPACK_SUCCESS) exit(2);
+    if (msgpack_unpack_next(&u, (const char *)p, in->len, &off) != MSGPACK_UNPACK_SUCCESS ||
+        u.data.type != MSGPACK_OBJECT_ARRAY || u.data.via.array.size > NRECS)
+      fail("msgpack-c b.records");
     for (uint32_t k = 0; k < u.data.via.array.size; k++)
-      g_back[k] = (int32_t)u.data.via.array.ptr[k].via.i64;
+      if (!mpc_rec(&u.data.via.array.ptr[k], &g_views[k])) fail("msgpack-c b.records");
+    sum += (uint64_t)g_views[NRECS - 1].id;
+  }
+  msgpack_unpacked_destroy(&u);
+  return sum;
+}
+
+static uint64_t run_mpc_obj(void *ctx, long iters) {
+  input *in = ctx;
+  msgpack_unpacked u;
+  uint64_t sum = 0;
+  msgpack_unpacked_init(&u);
+  for (long i = 0; i < iters; i++) {
+    size_t off = 0;
+    const uint8_t *p = in->data;
+    BENCH_BARRIER(p);
+    if (msgpack_unpack_next(&u, (const char *)p, in->len, &off) != MSGPACK_UNPACK_SUCCESS ||
+        u.data.type != MSGPACK_OBJECT_MAP)
+      fail("msgpack-c a.obj");
+    for (uint32_t f = 0; f < u.data.via.map.size; f++) {
+      const msgpack_object *key = &u.data.via.map.ptr[f].key, *val = &u.data.via.map.ptr[f].val;
+      const char *k;
+      uint32_t kl;
+      if (!mpc_str(key, &k, &kl)) fail("msgpack-c a.obj");
+      switch (obj_key(k, kl)) {
+        case K_ID: if (!mpc_int64(val, &g_obj_back.id)) fail("msgpack-c a.obj"); break;
+        case K_NAME: if (!mpc_str(val, &g_obj_back.name, &g_obj_back.name_len)) fail("msgpack-c a.obj"); break;
+        default: break;
+      }
+    }
+    sum += (uint64_t)g_obj_back.id + g_obj_back.name_len;
+  }
+  msgpack_unpacked_destroy(&u);
+  return sum;
+}
+
+static uint64_t run_mpc_ints(void *ctx, long iters) {
+  input *in = ctx;
+  msgpack_unpacked u;
+  uint64_t sum = 0;
+  msgpack_unpacked_init(&u);
+  for (long i = 0; i < iters; i++) {
+    size_t off = 0;
+    const uint8_t *p = in->data;
+    BENCH_BARRIER(p);
+    if (msgpack_unpack_next(&u, (const char *)p, in->len, &off) != MSGPACK_UNPACK_SUCCESS ||
+        u.data.type != MSGPACK_OBJECT_ARRAY || u.data.via.array.size > NINTS)
+      fail("msgpack-c c.ints");
+    for (uint32_t k = 0; k < u.data.via.array.size; k++) {
+      const msgpack_object *o = &u.data.via.array.ptr[k];
+      if (o->type == MSGPACK_OBJECT_POSITIVE_INTEGER && o->via.u64 <= INT32_MAX) g_back[k] = (int32_t)o->via.u64;
+      else if (o->type == MSGPACK_OBJECT_NEGATIVE_INTEGER && o->via.i64 >= INT32_MIN) g_back[k] = (int32_t)o->via.i64;
+      else fail("msgpack-c c.ints");
+    }
     sum += (uint64_t)g_back[NINTS - 1];
   }
   msgpack_unpacked_destroy(&u);
   return sum;
 }
 
-/* ---- bulk encode of c.ints ------------------------------------------------ */
+#if SP_BENCH_PEERS
+/* ---- CWPack: cw_unpack_next, item by item ------------------------------------- */
+
+static int cw_str(cw_unpack_context *uc, const char **p, uint32_t *n) {
+  cw_unpack_next(uc);
+  if (uc->item.type != CWP_ITEM_STR) return 0;
+  *p = uc->item.as.str.start;
+  *n = uc->item.as.str.length;
+  return 1;
+}
+
+static int cw_int64(cw_unpack_context *uc, int64_t *out) {
+  cw_unpack_next(uc);
+  if (uc->item.type == CWP_ITEM_POSITIVE_INTEGER && uc->item.as.u64 <= INT64_MAX) *out = (int64_t)uc->item.as.u64;
+  else if (uc->item.type == CWP_ITEM_NEGATIVE_INTEGER) *out = uc->item.as.i64;
+  else return 0;
+  return 1;
+}
+
+static int cw_rec(cw_unpack_context *uc, rec_view *v) {
+  uint32_t nf;
+  cw_unpack_next(uc);
+  if (uc->item.type != CWP_ITEM_MAP) return 0;
+  nf = uc->item.as.map.size;
+  for (uint32_t f = 0; f < nf; f++) {
+    const char *k;
+    uint32_t kl, nt;
+    if (!cw_str(uc, &k, &kl)) return 0;
+    switch (rec_key(k, kl)) {
+      case K_ID: if (!cw_int64(uc, &v->id)) return 0; break;
+      case K_NAME: if (!cw_str(uc, &v->name, &v->name_len)) return 0; break;
+      case K_SCORE:
+        cw_unpack_next(uc);
+        if (uc->item.type == CWP_ITEM_DOUBLE) v->score = uc->item.as.long_real;
+        else if (uc->item.type == CWP_ITEM_FLOAT) v->score = uc->item.as.real;
+        else return 0;
+        break;
+      case K_TAGS:
+        cw_unpack_next(uc);
+        if (uc->item.type != CWP_ITEM_ARRAY || (nt = uc->item.as.array.size) > 3) return 0;
+        for (uint32_t t = 0; t < nt; t++)
+          if (!cw_str(uc, &v->tag[t], &v->tag_len[t])) return 0;
+        v->ntags = nt;
+        break;
+      default: cw_skip_items(uc, 1);
+    }
+  }
+  return 1;
+}
+
+static uint64_t run_cw_recs(void *ctx, long iters) {
+  input *in = ctx;
+  uint64_t sum = 0;
+  for (long i = 0; i < iters; i++) {
+    cw_unpack_context uc;
+    const uint8_t *p = in->data;
+    uint32_t n;
+    BENCH_BARRIER(p);
+    cw_unpack_context_init(&uc, p, in->len, NULL);
+    cw_unpack_next(&uc);
+    if (uc.item.type != CWP_ITEM_ARRAY || (n = uc.item.as.array.size) > NRECS) fail("CWPack b.records");
+    for (uint32_t k = 0; k < n; k++)
+      if (!cw_rec(&uc, &g_views[k])) fail("CWPack b.records");
+    if (uc.return_code != CWP_RC_OK) fail("CWPack b.records");
+    sum += (uint64_t)g_views[NRECS - 1].id;
+  }
+  return sum;
+}
+
+static uint64_t run_cw_obj(void *ctx, long iters) {
+  input *in = ctx;
+  uint64_t sum = 0;
+  for (long i = 0; i < iters; i++) {
+    cw_unpack_context uc;
+    const uint8_t *p = in->data;
+    uint32_t nf;
+    BENCH_BARRIER(p);
+    cw_unpack_context_init(&uc, p, in->len, NULL);
+    cw_unpack_next(&uc);
+    if (uc.item.type != CWP_ITEM_MAP) fail("CWPack a.obj");
+    nf = uc.item.as.map.size;
+    for (uint32_t f = 0; f < nf; f++) {
+      const char *k;
+      uint32_t kl;
+      if (!cw_str(&uc, &k, &kl)) fail("CWPack a.obj");
+      switch (obj_key(k, kl)) {
+        case K_ID: if (!cw_int64(&uc, &g_obj_back.id)) fail("CWPack a.obj"); break;
+        case K_NAME: if (!cw_str(&uc, &g_obj_back.name, &g_obj_back.name_len)) fail("CWPack a.obj"); break;
+        default: cw_skip_items(&uc, 1);
+      }
+    }
+    if (uc.return_code != CWP_RC_OK) fail("CWPack a.obj");
+    sum += (uint64_t)g_obj_back.id + g_obj_back.name_len;
+  }
+  return sum;
+}
+
+static uint64_t run_cw_ints(void *ctx, long iters) {
+  input *in = ctx;
+  uint64_t sum = 0;
+  for (long i = 0; i < iters; i++) {
+    cw_unpack_context uc;
+    const uint8_t *p = in->data;
+    uint32_t n;
+    BENCH_BARRIER(p);
+    cw_unpack_context_init(&uc, p, in->len, NULL);
+    cw_unpack_next(&uc);
+    if (uc.item.type != CWP_ITEM_ARRAY || (n = uc.item.as.array.size) > NINTS) fail("CWPack c.ints");
+    for (uint32_t k = 0; k < n; k++) {
+      cw_unpack_next(&uc);
+      if (uc.item.type == CWP_ITEM_POSITIVE_INTEGER && uc.item.as.u64 <= INT32_MAX) g_back[k] = (int32_t)uc.item.as.u64;
+      else if (uc.item.type == CWP_ITEM_NEGATIVE_INTEGER && uc.item.as.i64 >= INT32_MIN) g_back[k] = (int32_t)uc.item.as.i64;
+      else fail("CWPack c.ints");
+    }
+    if (uc.return_code != CWP_RC_OK) fail("CWPack c.ints");
+    sum += (uint64_t)g_back[NINTS - 1];
+  }
+  return sum;
+}
+
+/* ---- mpack: the expect API and the node tree ---------------------------------- */
+
+static void mp_str(mpack_reader_t *r, const char **p, uint32_t *n) {
+  *n = mpack_expect_str(r);
+  *p = mpack_read_bytes_inplace(r, *n);
+  mpack_done_str(r);
+}
+
+static int mp_rec(mpack_reader_t *r, rec_view *v) {
+  uint32_t nf = mpack_expect_map(r);
+  for (uint32_t f = 0; f < nf; f++) {
+    const char *k;
+    uint32_t kl, nt;
+    mp_str(r, &k, &kl);
+    if (mpack_reader_error(r) != mpack_ok) return 0;
+    switch (rec_key(k, kl)) {
+      case K_ID: v->id = mpack_expect_i64(r); break;
+      case K_NAME: mp_str(r, &v->name, &v->name_len); break;
+      case K_SCORE: v->score = mpack_expect_double(r); break;
+      case K_TAGS:
+        nt = mpack_expect_array_max(r, 3);
+        for (uint32_t t = 0; t < nt; t++) mp_str(r, &v->tag[t], &v->tag_len[t]);
+        mpack_done_array(r);
+        v->ntags = nt;
+        break;
+      default: mpack_discard(r);
+    }
+  }
+  mpack_done_map(r);
+  return 1;
+}
+
+static uint64_t run_mp_recs(void *ctx, long iters) {
+  input *in = ctx;
+  uint64_t sum = 0;
+  for (long i = 0; i < iters; i++) {
+    mpack_reader_t r;
+    const uint8_t *p = in->data;
+    uint32_t n;
+    BENCH_BARRIER(p);
+    mpack_reader_init_data(&r, (const char *)p, in->len);
+    n = mpack_expect_array_max(&r, NRECS);
+    for (uint32_t k = 0; k < n; k++)
+      if (!mp_rec(&r, &g_views[k])) break;
+    mpack_done_array(&r);
+    if (mpack_reader_destroy(&r) != mpack_ok) fail("mpack b.records");
+    sum += (uint64_t)g_views[NRECS - 1].id;
+  }
+  return sum;
+}
+
+static uint64_t run_mp_obj(void *ctx, long iters) {
+  input *in = ctx;
+  uint64_t sum = 0;
+  for (long i = 0; i < iters; i++) {
+    mpack_reader_t r;
+    const uint8_t *p = in->data;
+    uint32_t nf;
+    BENCH_BARRIER(p);
+    mpack_reader_init_data(&r, (const char *)p, in->len);
+    nf = mpack_expect_map(&r);
+    for (uint32_t f = 0; f < nf; f++) {
+      const char *k;
+      uint32_t kl;
+      mp_str(&r, &k, &kl);
+      if (mpack_reader_error(&r) != mpack_ok) break;
+      switch (obj_key(k, kl)) {
+        case K_ID: g_obj_back.id = mpack_expect_i64(&r); break;
+        case K_NAME: mp_str(&r, &g_obj_back.name, &g_obj_back.name_len); break;
+        default: mpack_discard(&r);
+      }
+    }
+    mpack_done_map(&r);
+    if (mpack_reader_destroy(&r) != mpack_ok) fail("mpack a.obj");
+    sum += (uint64_t)g_obj_back.id + g_obj_back.name_len;
+  }
+  return sum;
+}
+
+static uint64_t run_mp_ints(void *ctx, long iters) {
+  input *in = ctx;
+  uint64_t sum = 0;
+  for (long i = 0; i < iters; i++) {
+    mpack_reader_t r;
+    const uint8_t *p = in->data;
+    uint32_t n;
+    BENCH_BARRIER(p);
+    mpack_reader_init_data(&r, (const char *)p, in->len);
+    n = mpack_expect_array_max(&r, NINTS);
+    for (uint32_t k = 0; k < n; k++) g_back[k] = mpack_expect_i32(&r);
+    mpack_done_array(&r);
+    if (mpack_reader_destroy(&r) != mpack_ok) fail("mpack c.ints");
+    sum += (uint64_t)g_back[NINTS - 1];
+  }
+  return sum;
+}
+
+/* mpack's node tree over a node pool of its own (no allocation per parse). */
+static mpack_node_data_t g_nodes[NINTS + 16];
+
+static uint64_t run_mp_tree(void *ctx, long iters) {
+  input *in = ctx;
+  uint64_t sum = 0;
+  for (long i = 0; i < iters; i++) {
+    mpack_tree_t tree;
+    const uint8_t *p = in->data;
+    BENCH_BARRIER(p);
+    mpack_tree_init_pool(&tree, (const char *)p, in->len, g_nodes, sizeof g_nodes / sizeof g_nodes[0]);
+    mpack_tree_parse(&tree);
+    sum += mpack_node_type(mpack_tree_root(&tree));
+    if (mpack_tree_destroy(&tree) != mpack_ok) fail("mpack node tree");
+  }
+  return sum;
+}
+#define PEER(name, run, ctx, who) {{name, run, ctx, 0, {0}}, who}
+#else
+#define PEER(name, run, ctx, who) {{name, NULL, ctx, 0, {0}}, who}
+#endif
+
+/* ---- bulk encode of c.ints ---------------------------------------------------- */
 
 static int fmt_ints(sp_writer *w, const void *v) {
   sp_write_i32_array(w, v, NINTS);
@@ -155,31 +744,50 @@ static uint64_t run_mpc_pack(void *ctx, long iters) {
   return sum;
 }
 
-/* ---- b.records as C structs through a schema ------------------------------ */
+#if SP_BENCH_PEERS
+#define PEER_BUF_SIZE (256 * 1024)
+static uint8_t g_peer_buf[PEER_BUF_SIZE];   /* where CWPack and mpack write */
 
-typedef struct brec {
-  int64_t id;
-  sp_str_field name;
-  double score;
-  sp_array_field tags;        /* of sp_str_field */
-} brec;
+static uint64_t run_cw_pack(void *ctx, long iters) {
+  uint64_t sum = 0;
+  (void)ctx;
+  for (long i = 0; i < iters; i++) {
+    const int32_t *p = g_ints;
+    cw_pack_context pc;
+    BENCH_BARRIER(p);
+    cw_pack_context_init(&pc, g_peer_buf, PEER_BUF_SIZE, NULL);
+    cw_pack_array_size(&pc, NINTS);
+    for (int k = 0; k < NINTS; k++) cw_pack_signed(&pc, p[k]);
+    if (pc.return_code != CWP_RC_OK) fail("CWPack pack c.ints");
+    sum += (uint64_t)(pc.current - pc.start);
+  }
+  return sum;
+}
 
-static const sp_field brec_fields[] = {
-  SP_MEMBER(brec, id, SP_F_I64),
-  SP_MEMBER(brec, name, SP_F_STR),
-  SP_MEMBER(brec, score, SP_F_DOUBLE),
-  SP_MEMBER(brec, tags, SP_F_STR, .flags = SP_FIELD_ARRAY),
-};
-static sp_schema brec_schema = SP_SCHEMA(brec, brec_fields, 0);
+static uint64_t run_mp_pack(void *ctx, long iters) {
+  uint64_t sum = 0;
+  (void)ctx;
+  for (long i = 0; i < iters; i++) {
+    const int32_t *p = g_ints;
+    mpack_writer_t w;
+    BENCH_BARRIER(p);
+    mpack_writer_init(&w, (char *)g_peer_buf, PEER_BUF_SIZE);
+    mpack_start_array(&w, NINTS);
+    for (int k = 0; k < NINTS; k++) mpack_write_i32(&w, p[k]);
+    mpack_finish_array(&w);
+    sum += mpack_writer_buffer_used(&w);
+    if (mpack_writer_destroy(&w) != mpack_ok) fail("mpack pack c.ints");
+  }
+  return sum;
+}
+#endif
 
-static brec g_recs[1000], g_recs_back[1000];
-static char g_names[1000][17];
-static sp_str_field g_tags[1000][3];
+/* ---- b.records encode from C structs (schema) ----------------------------------- */
 
 static int fmt_recs_schema(sp_writer *w, const void *v) {
   (void)v;
-  sp_write_array_header(w, 1000);
-  for (int i = 0; i < 1000; i++) {
+  sp_write_array_header(w, NRECS);
+  for (int i = 0; i < NRECS; i++) {
     sp_schema_obj o = {&brec_schema, &g_recs[i]};
     sp_schema_format(w, &o);
   }
@@ -205,8 +813,8 @@ static uint64_t run_mpc_records_encode(void *ctx, long iters) {
   msgpack_packer_init(&pk, sb, msgpack_sbuffer_write);
   for (long i = 0; i < iters; i++) {
     sb->size = 0;
-    msgpack_pack_array(&pk, 1000);
-    for (int k = 0; k < 1000; k++) {
+    msgpack_pack_array(&pk, NRECS);
+    for (int k = 0; k < NRECS; k++) {
       const brec *r = &g_recs[k];
       const sp_str_field *t = r->tags.ptr;
       msgpack_pack_map(&pk, 4);
@@ -228,82 +836,7 @@ static uint64_t run_mpc_records_encode(void *ctx, long iters) {
   return sum;
 }
 
-/* Decodes b.records into structs: 'reuse' keeps last round's structs (the
-** decode-into-existing path), else each round starts empty and releases. */
-static uint64_t run_schema_decode(void *ctx, long iters, int reuse) {
-  input *in = ctx;
-  uint64_t sum = 0;
-  for (long i = 0; i < iters; i++) {
-    sp_reader r;
-    uint32_t n;
-    sp_reader_init(&r, in->data, in->len);
-    if (!sp_read_array_header(&r, &n) || n != 1000) exit(2);
-    for (uint32_t k = 0; k < n; k++)
-      if (sp_schema_read(&r, &brec_schema, &g_recs_back[k], 0) != SP_OK) exit(2);
-    sum += (uint64_t)g_recs_back[999].id;
-    if (!reuse)
-      for (uint32_t k = 0; k < n; k++) sp_schema_release(&brec_schema, &g_recs_back[k]);
-  }
-  return sum;
-}
-
-static uint64_t run_schema_decode_reuse(void *ctx, long iters) { return run_schema_decode(ctx, iters, 1); }
-static uint64_t run_schema_decode_fresh(void *ctx, long iters) { return run_schema_decode(ctx, iters, 0); }
-
-/* msgpack-c's tree, then its fields into the same structs (strings borrowed
-** from the tree, so this does less than the schema decode, which copies). */
-static uint64_t run_mpc_records_typed(void *ctx, long iters) {
-  input *in = ctx;
-  msgpack_unpacked u;
-  uint64_t sum = 0;
-  static sp_str_field tags[1000][3];
-  static brec out[1000];
-  msgpack_unpacked_init(&u);
-  for (long i = 0; i < iters; i++) {
-    size_t off = 0;
-    if (msgpack_unpack_next(&u, (const char *)in->data, in->len, &off) != MSGPACK_UNPACK_SUCCESS) exit(2);
-    for (uint32_t k = 0; k < u.data.via.array.size; k++) {
-      const msgpack_object_map *m = &u.data.via.array.ptr[k].via.map;
-      for (uint32_t f = 0; f < m->size; f++) {
-        const msgpack_object_str *key = &m->ptr[f].key.via.str;
-        const msgpack_object *val = &m->ptr[f].val;
-        if (key->size == 2 && !memcmp(key->ptr, "id", 2)) out[k].id = val->via.i64;
-        else if (key->size == 4 && !memcmp(key->ptr, "name", 4)) {
-          out[k].name.ptr = (char *)val->via.str.ptr; out[k].name.len = val->via.str.size;
-        } else if (key->size == 5 && !memcmp(key->ptr, "score", 5)) out[k].score = val->via.f64;
-        else if (key->size == 4 && !memcmp(key->ptr, "tags", 4)) {
-          for (uint32_t t = 0; t < val->via.array.size && t < 3; t++) {
-            tags[k][t].ptr = (char *)val->via.array.ptr[t].via.str.ptr;
-            tags[k][t].len = val->via.array.ptr[t].via.str.size;
-          }
-          out[k].tags.ptr = tags[k]; out[k].tags.count = val->via.array.size;
-        }
-      }
-    }
-    sum += (uint64_t)out[999].id;
-  }
-  msgpack_unpacked_destroy(&u);
-  return sum;
-}
-
-static void build_records(void) {
-  static const char *const tags[5] = {"red", "green", "blue", "black", "white"};
-  for (int i = 0; i < 1000; i++) {
-    snprintf(g_names[i], sizeof g_names[i], "user-%011d", i);
-    g_recs[i].id = i;
-    g_recs[i].name.ptr = g_names[i];
-    g_recs[i].name.len = 16;
-    g_recs[i].score = i * 1.25 + 0.1;
-    for (int t = 0; t < 3; t++) {
-      g_tags[i][t].ptr = (char *)tags[(i + t) % 5];
-      g_tags[i][t].len = strlen(tags[(i + t) % 5]);
-    }
-    g_recs[i].tags.ptr = g_tags[i];
-    g_recs[i].tags.count = 3;
-  }
-}
-
-/* ---- workloads ------------------------------------------------------------- */
+/* ---- the inputs --------------------------------------------------------------- */
 
 static int fmt_obj(sp_writer *w, const void *v) {
   (void)v;
@@ -314,18 +847,16 @@ static int fmt_obj(sp_writer *w, const void *v) {
 }
 
 static int fmt_records(sp_writer *w, const void *v) {
-  static const char *const tags[5] = {"red", "green", "blue", "black", "white"};
-  char name[17];
   (void)v;
-  sp_write_array_header(w, 1000);
-  for (int i = 0; i < 1000; i++) {
-    snprintf(name, sizeof name, "user-%011d", i);
+  sp_write_array_header(w, NRECS);
+  for (int i = 0; i < NRECS; i++) {
+    const sp_str_field *t = g_recs[i].tags.ptr;
     sp_write_map_header(w, 4);
-    sp_write_str(w, "id", 2); sp_write_int(w, i);
-    sp_write_str(w, "name", 4); sp_write_str(w, name, 16);
-    sp_write_str(w, "score", 5); sp_write_double(w, i * 1.25 + 0.1);
+    sp_write_str(w, "id", 2); sp_write_int(w, g_recs[i].id);
+    sp_write_str(w, "name", 4); sp_write_str(w, g_recs[i].name.ptr, g_recs[i].name.len);
+    sp_write_str(w, "score", 5); sp_write_double(w, g_recs[i].score);
     sp_write_str(w, "tags", 4); sp_write_array_header(w, 3);
-    for (int t = 0; t < 3; t++) sp_write_str(w, tags[(i + t) % 5], strlen(tags[(i + t) % 5]));
+    for (int k = 0; k < 3; k++) sp_write_str(w, t[k].ptr, t[k].len);
   }
   return 0;
 }
@@ -339,10 +870,64 @@ static input make_input(sp_format_fn fmt, const void *v) {
   return in;
 }
 
-static void report(const char *title, bench_case *c, int n, double *ns, int base) {
-  printf("\n%s\n%-34s %12s %10s\n", title, "", "ns/op", "x base");
+/* ---- sections: rows, run interleaved, ratios against each peer ------------------ */
+
+enum { US, MPC, CW, MPK, NWHO };   /* who a row is: scratchpack or one of the peers */
+
+typedef struct row { bench_case c; int who; } row;
+
+/* Runs the rows present (CWPack and mpack only with their sources) and
+** prints each row's median with its ratio to the first row of each peer. */
+static void section(const char *title, row *rows, int n, int rounds, double ms) {
+  bench_case c[16];
+  int who[16], k = 0, base[NWHO];
+  double ns[16];
   for (int i = 0; i < n; i++)
-    printf("  %-32s %12.1f %9.2fx%s\n", c[i].name, ns[i], ns[base] / ns[i], i == base ? "  (base)" : "");
+    if (rows[i].c.run != NULL) { c[k] = rows[i].c; who[k++] = rows[i].who; }
+  bench_run(c, k, rounds, ms, ns);
+  for (int w = 0; w < NWHO; w++) base[w] = -1;
+  for (int i = k - 1; i >= 0; i--) base[who[i]] = i;
+  printf("\n%s\n%-40s %11s %8s %8s %8s\n", title, "", "ns/op", "x mpc", "x cw", "x mpack");
+  for (int i = 0; i < k; i++) {
+    char x[3][16];
+    for (int w = MPC; w <= MPK; w++) {
+      if (base[w] < 0) snprintf(x[w - MPC], sizeof x[0], "-");
+      else snprintf(x[w - MPC], sizeof x[0], "%.2f", ns[base[w]] / ns[i]);
+    }
+    printf("  %-38s %11.1f %8s %8s %8s\n", c[i].name, ns[i], x[0], x[1], x[2]);
+  }
+  fflush(stdout);
+}
+
+#define ROW(name, run, ctx, who) {{name, run, ctx, 0, {0}}, who}
+
+/* Runs each struct decoder once and checks what it decoded. */
+static void check_decoders(input *obj, input *recs, input *ints) {
+  struct { const char *name; uint64_t (*run)(void *, long); input *in; void (*check)(const char *); } d[] = {
+    {"sp reader a.obj", run_sp_obj, obj, check_obj},
+    {"msgpack-c a.obj", run_mpc_obj, obj, check_obj},
+    {"sp reader b.records", run_sp_recs, recs, check_views},
+    {"msgpack-c b.records", run_mpc_recs, recs, check_views},
+    {"sp bulk c.ints", run_sp_ints_bulk, ints, check_ints},
+    {"sp_read_int32 c.ints", run_sp_ints_each, ints, check_ints},
+    {"msgpack-c c.ints", run_mpc_ints, ints, check_ints},
+#if SP_BENCH_PEERS
+    {"CWPack a.obj", run_cw_obj, obj, check_obj},
+    {"mpack a.obj", run_mp_obj, obj, check_obj},
+    {"CWPack b.records", run_cw_recs, recs, check_views},
+    {"mpack b.records", run_mp_recs, recs, check_views},
+    {"CWPack c.ints", run_cw_ints, ints, check_ints},
+    {"mpack c.ints", run_mp_ints, ints, check_ints},
+#endif
+  };
+  for (size_t i = 0; i < sizeof d / sizeof d[0]; i++) {
+    d[i].run(d[i].in, 1);
+    d[i].check(d[i].name);
+  }
+  run_schema_borrow(recs, 1);
+  check_structs("sp schema (borrowed)");
+  run_schema_reuse(recs, 1);
+  check_structs("sp schema (copied)");
 }
 
 int main(void) {
@@ -351,31 +936,11 @@ int main(void) {
   input obj, recs, ints;
   sp_buffer buf;
   msgpack_sbuffer sb;
-  double ns[8];
   for (int i = 0; i < NINTS; i++) g_ints[i] = i;
   build_records();
   obj = make_input(fmt_obj, NULL);
   recs = make_input(fmt_records, NULL);
   ints = make_input(fmt_ints, g_ints);
-  sp_buffer_init(&buf);
-  msgpack_sbuffer_init(&sb);
-  printf("x base = base median / this median: above 1 means faster than the base row.\n");
-  printf("medians of %d interleaved rounds; int32 kernel: %s\n", rounds, sp_bulk_i32_kernel());
-  {
-    bench_case c[3] = {{"sp tree (copy bodies)", run_tree_copy, &obj, 0, {0}},
-                       {"sp tree (borrow bodies)", run_tree_borrow, &obj, 0, {0}},
-                       {"msgpack-c unpack", run_mpc_unpack, &obj, 0, {0}}};
-    bench_run(c, 3, rounds, ms, ns);
-    report("decode a.obj (16 B)", c, 3, ns, 2);
-  }
-  {
-    bench_case c[4] = {{"sp tree (copy bodies)", run_tree_copy, &recs, 0, {0}},
-                       {"sp tree (borrow bodies)", run_tree_borrow, &recs, 0, {0}},
-                       {"sp tree (borrow, reused doc)", run_tree_reused, &recs, 0, {0}},
-                       {"msgpack-c unpack", run_mpc_unpack, &recs, 0, {0}}};
-    bench_run(c, 4, rounds, ms, ns);
-    report("decode b.records (65,819 B)", c, 4, ns, 3);
-  }
   {
     input check = make_input(fmt_recs_schema, NULL);
     if (check.len != recs.len || memcmp(check.data, recs.data, recs.len)) {
@@ -384,36 +949,74 @@ int main(void) {
     }
     free((void *)check.data);
   }
+  check_decoders(&obj, &recs, &ints);
+  sp_buffer_init(&buf);
+  msgpack_sbuffer_init(&sb);
+  printf("scratchpack %s vs msgpack-c %s%s -- decode, medians of %d interleaved rounds; "
+         "int32 kernel: %s\n", SP_VERSION, msgpack_version(),
+         SP_BENCH_PEERS ? ", CWPack 1.3.1, mpack 1.1.1" : "", rounds, sp_bulk_i32_kernel());
+  if (!SP_BENCH_PEERS)
+    printf("CWPack and mpack rows skipped: no sources at %s (set SP_PEERS)\n", SP_PEERS_DIR);
+  printf("x mpc / x cw / x mpack = that peer's median / this row's median: above 1 means"
+         " faster than it.\n");
+  printf("Struct decoders read strings as pointer + length and match keys the same way.\n");
   {
-    bench_case c[3] = {{"sp schema into existing structs", run_schema_decode_reuse, &recs, 0, {0}},
-                       {"sp schema into fresh structs", run_schema_decode_fresh, &recs, 0, {0}},
-                       {"msgpack-c unpack + fill structs", run_mpc_records_typed, &recs, 0, {0}}};
-    bench_run(c, 3, rounds, ms, ns);
-    report("decode b.records into C structs", c, 3, ns, 2);
+    row r[] = {ROW("sp reader", run_sp_obj, &obj, US),
+               PEER("cwpack unpack_next", run_cw_obj, &obj, CW),
+               PEER("mpack expect", run_mp_obj, &obj, MPK),
+               ROW("msgpack-c unpack + fill", run_mpc_obj, &obj, MPC)};
+    section("decode a.obj (16 B) into a struct", r, 4, rounds, ms);
   }
   {
-    bench_case c[2] = {{"sp schema formatter, to_output", run_schema_encode, &buf, 0, {0}},
-                       {"msgpack-c packer, reused sbuffer", run_mpc_records_encode, &sb, 0, {0}}};
-    bench_run(c, 2, rounds, ms, ns);
-    report("encode b.records from C structs into a reused buffer", c, 2, ns, 1);
+    row r[] = {ROW("sp tree (copy bodies)", run_tree_copy, &obj, US),
+               ROW("sp tree (borrow bodies)", run_tree_borrow, &obj, US),
+               PEER("mpack node tree (node pool)", run_mp_tree, &obj, MPK),
+               ROW("msgpack-c unpack", run_mpc_unpack, &obj, MPC)};
+    section("decode a.obj (16 B) to a tree", r, 4, rounds, ms);
   }
   {
-    bench_case c[4] = {{"sp read into int32_t[]", run_sp_ints_typed, &ints, 0, {0}},
-                       {"sp tree", run_tree_copy, &ints, 0, {0}},
-                       {"msgpack-c unpack", run_mpc_unpack, &ints, 0, {0}},
-                       {"msgpack-c unpack + copy to int32_t[]", run_mpc_ints_typed, &ints, 0, {0}}};
-    bench_run(c, 4, rounds, ms, ns);
-    report("decode c.ints (89,619 B)", c, 4, ns, 3);
+    row r[] = {ROW("sp reader", run_sp_recs, &recs, US),
+               ROW("sp schema, borrowed strings", run_schema_borrow, &recs, US),
+               ROW("sp schema, copies, existing structs", run_schema_reuse, &recs, US),
+               ROW("sp schema, copies, fresh structs", run_schema_fresh, &recs, US),
+               PEER("cwpack unpack_next", run_cw_recs, &recs, CW),
+               PEER("mpack expect", run_mp_recs, &recs, MPK),
+               ROW("msgpack-c unpack + fill", run_mpc_recs, &recs, MPC)};
+    section("decode b.records (65,819 B) into C structs", r, 7, rounds, ms);
   }
   {
-    bench_case c[3] = {{"sp bulk int32, SIMD kernel", run_sp_simd, &buf, 0, {0}},
-                       {"sp bulk int32, scalar kernel", run_sp_scalar, &buf, 0, {0}},
-                       {"msgpack-c pack_int32 loop", run_mpc_pack, &sb, 0, {0}}};
-    bench_run(c, 3, rounds, ms, ns);
-    report("encode c.ints from int32_t[30000] into a reused buffer", c, 3, ns, 2);
+    row r[] = {ROW("sp tree (copy bodies)", run_tree_copy, &recs, US),
+               ROW("sp tree (borrow bodies)", run_tree_borrow, &recs, US),
+               ROW("sp tree (borrow, reused doc)", run_tree_reused, &recs, US),
+               PEER("mpack node tree (node pool)", run_mp_tree, &recs, MPK),
+               ROW("msgpack-c unpack", run_mpc_unpack, &recs, MPC)};
+    section("decode b.records (65,819 B) to a tree", r, 5, rounds, ms);
+  }
+  {
+    row r[] = {ROW("sp bulk sp_read_i32_array", run_sp_ints_bulk, &ints, US),
+               ROW("sp sp_read_int32 each", run_sp_ints_each, &ints, US),
+               ROW("sp tree (copy bodies)", run_tree_copy, &ints, US),
+               PEER("cwpack unpack_next", run_cw_ints, &ints, CW),
+               PEER("mpack expect_i32", run_mp_ints, &ints, MPK),
+               ROW("msgpack-c unpack + copy", run_mpc_ints, &ints, MPC),
+               ROW("msgpack-c unpack (tree only)", run_mpc_unpack, &ints, MPC)};
+    section("decode c.ints (89,619 B) into int32_t[30000]", r, 7, rounds, ms);
+  }
+  {
+    row r[] = {ROW("sp schema formatter, to_output", run_schema_encode, &buf, US),
+               ROW("msgpack-c packer, reused sbuffer", run_mpc_records_encode, &sb, MPC)};
+    section("encode b.records from C structs into a reused buffer", r, 2, rounds, ms);
+  }
+  {
+    row r[] = {ROW("sp bulk int32, SIMD kernel", run_sp_simd, &buf, US),
+               ROW("sp bulk int32, scalar kernel", run_sp_scalar, &buf, US),
+               PEER("cwpack pack_signed loop", run_cw_pack, NULL, CW),
+               PEER("mpack write_i32 loop", run_mp_pack, NULL, MPK),
+               ROW("msgpack-c pack_int32 loop", run_mpc_pack, &sb, MPC)};
+    section("encode c.ints from int32_t[30000] into a reused buffer", r, 5, rounds, ms);
   }
   printf("\nchecksum %llu\n", (unsigned long long)bench_checksum);
-  for (int k = 0; k < 1000; k++) sp_schema_release(&brec_schema, &g_recs_back[k]);
+  for (int k = 0; k < NRECS; k++) sp_schema_release(&brec_schema, &g_recs_back[k]);
   free((void *)obj.data); free((void *)recs.data); free((void *)ints.data);
   sp_buffer_free(&buf);
   msgpack_sbuffer_destroy(&sb);

@@ -1,6 +1,6 @@
 /*
-** native_encode.c -- encode benchmark: scratchpack against msgpack-c, in one
-** run, interleaved, printed as ratios.
+** native_encode.c -- encode benchmark: scratchpack against msgpack-c,
+** CWPack and mpack, in one run, interleaved, printed as ratios.
 **
 ** Workloads (DESIGN.md "Workloads for every benchmark"):
 **   a.obj      {"Id":1,"Name":"hello"}                            16 B
@@ -21,6 +21,12 @@
 **                         message (how its examples use it)
 **   mpc reused sbuffer    msgpack-c: one sbuffer, size reset to 0 per message
 **                         (its fastest in-memory mode; the ratio baseline)
+**   cwpack fixed buf      CWPack 1.3.1: a context over one reused 256 KiB
+**                         buffer, initialised per message (its fastest mode)
+**   mpack fixed buf       mpack 1.1.1: a writer over the same kind of buffer,
+**                         init/destroy per message (its fastest mode)
+** The CWPack and mpack rows need their sources (bench/CMakeLists.txt: $SP_PEERS
+** or ../shared/peers); without them they are skipped, with a message.
 **
 ** Method: every encoder must produce byte-identical output (checked at
 ** start-up and again after every sample). A sample runs enough iterations
@@ -45,6 +51,17 @@
 #include <time.h>
 
 #include <msgpack.h>
+
+#ifndef SP_BENCH_PEERS
+#define SP_BENCH_PEERS 0   /* bench/CMakeLists.txt defines it when CWPack and mpack are found */
+#endif
+#ifndef SP_PEERS_DIR
+#define SP_PEERS_DIR "../shared/peers"
+#endif
+#if SP_BENCH_PEERS
+#include <cwpack.h>
+#include <mpack.h>
+#endif
 
 #include "scratchpack.h"
 
@@ -222,17 +239,116 @@ static inline void pack_big(msgpack_packer *pk, const void *value) {
   msgpack_pack_str_with_body(pk, b->s, b->len);
 }
 
+#if SP_BENCH_PEERS
+/* ---- CWPack and mpack: the same values through their APIs ---------------- */
+/* Both write non-negative ints in the smallest unsigned form, str8 for
+** 32..255 bytes and doubles as float64, so their bytes match too. */
+
+static inline void cw_obj(cw_pack_context *pc, const void *value) {
+  const obj *o = value;
+  cw_pack_map_size(pc, 2);
+  cw_pack_str(pc, "Id", 2);
+  cw_pack_signed(pc, o->id);
+  cw_pack_str(pc, "Name", 4);
+  cw_pack_str(pc, o->name, (uint32_t)o->name_len);
+}
+
+static inline void cw_records(cw_pack_context *pc, const void *value) {
+  const records *rs = value;
+  cw_pack_array_size(pc, rs->n);
+  for (uint32_t i = 0; i < rs->n; i++) {
+    const rec *r = &rs->items[i];
+    cw_pack_map_size(pc, 4);
+    cw_pack_str(pc, "id", 2);
+    cw_pack_signed(pc, r->id);
+    cw_pack_str(pc, "name", 4);
+    cw_pack_str(pc, r->name, 16);
+    cw_pack_str(pc, "score", 5);
+    cw_pack_double(pc, r->score);
+    cw_pack_str(pc, "tags", 4);
+    cw_pack_array_size(pc, 3);
+    for (int t = 0; t < 3; t++) cw_pack_str(pc, r->tags[t], (uint32_t)r->tag_len[t]);
+  }
+}
+
+static inline void cw_ints(cw_pack_context *pc, const void *value) {
+  const ints *a = value;
+  cw_pack_array_size(pc, a->n);
+  for (uint32_t i = 0; i < a->n; i++) cw_pack_signed(pc, a->v[i]);
+}
+
+static inline void cw_big(cw_pack_context *pc, const void *value) {
+  const big *b = value;
+  cw_pack_array_size(pc, 2);
+  cw_pack_signed(pc, b->head);
+  cw_pack_str(pc, b->s, (uint32_t)b->len);
+}
+
+static inline void mp_obj(mpack_writer_t *w, const void *value) {
+  const obj *o = value;
+  mpack_start_map(w, 2);
+  mpack_write_str(w, "Id", 2);
+  mpack_write_i64(w, o->id);
+  mpack_write_str(w, "Name", 4);
+  mpack_write_str(w, o->name, (uint32_t)o->name_len);
+  mpack_finish_map(w);
+}
+
+static inline void mp_records(mpack_writer_t *w, const void *value) {
+  const records *rs = value;
+  mpack_start_array(w, rs->n);
+  for (uint32_t i = 0; i < rs->n; i++) {
+    const rec *r = &rs->items[i];
+    mpack_start_map(w, 4);
+    mpack_write_str(w, "id", 2);
+    mpack_write_i64(w, r->id);
+    mpack_write_str(w, "name", 4);
+    mpack_write_str(w, r->name, 16);
+    mpack_write_str(w, "score", 5);
+    mpack_write_double(w, r->score);
+    mpack_write_str(w, "tags", 4);
+    mpack_start_array(w, 3);
+    for (int t = 0; t < 3; t++) mpack_write_str(w, r->tags[t], (uint32_t)r->tag_len[t]);
+    mpack_finish_array(w);
+    mpack_finish_map(w);
+  }
+  mpack_finish_array(w);
+}
+
+static inline void mp_ints(mpack_writer_t *w, const void *value) {
+  const ints *a = value;
+  mpack_start_array(w, a->n);
+  for (uint32_t i = 0; i < a->n; i++) mpack_write_i32(w, a->v[i]);
+  mpack_finish_array(w);
+}
+
+static inline void mp_big(mpack_writer_t *w, const void *value) {
+  const big *b = value;
+  mpack_start_array(w, 2);
+  mpack_write_i64(w, b->head);
+  mpack_write_str(w, b->s, (uint32_t)b->len);
+  mpack_finish_array(w);
+}
+#endif
+
 /* ---- workloads ------------------------------------------------------------ */
 
 typedef struct workload workload;
 typedef uint64_t (*run_fn)(workload *wl, long iters);
 
-enum { ENC_SP_ARRAY, ENC_SP_OUTPUT, ENC_SP_VALUE, ENC_MP_NEW, ENC_MP_REUSE, NENC };
+enum { ENC_SP_ARRAY, ENC_SP_OUTPUT, ENC_SP_VALUE, ENC_MP_NEW, ENC_MP_REUSE, ENC_CW, ENC_MPACK,
+       NENC };
 
 static const char *const enc_names[NENC] = {
   "sp to_array fmt", "sp to_output buf", "sp to_array value",
-  "mpc new sbuffer", "mpc reused sbuffer",
+  "mpc new sbuffer", "mpc reused sbuffer", "cwpack fixed buf", "mpack fixed buf",
 };
+
+/* Encoders that run: the CWPack and mpack rows only with their sources. */
+static int enc_present(int enc) { return SP_BENCH_PEERS || enc < ENC_CW; }
+
+/* The fixed buffer CWPack and mpack write into: big enough for e.big. */
+#define PEER_BUF_SIZE (256 * 1024)
 
 struct workload {
   const char *name;
@@ -240,6 +356,9 @@ struct workload {
   sp_format_fn fmt;                  /* scratchpack formatter for it */
   void (*pack)(msgpack_packer *, const void *);  /* msgpack-c packer (for checks) */
   run_fn mp_new, mp_reuse;           /* timed loops calling pack_* directly */
+  run_fn cw, mpack;                  /* CWPack and mpack loops (NULL without them) */
+  uint8_t *peer_buf;                 /* their reused buffer (PEER_BUF_SIZE) */
+  size_t peer_len;                   /* bytes the last peer sample wrote there */
   sp_value tree;                     /* the same data as an sp_value tree */
   sp_buffer out;                     /* reused by "sp to_output buf" */
   msgpack_sbuffer sbuf;              /* reused by "mpc reused sbuffer" */
@@ -337,13 +456,57 @@ DEFINE_MP_RUNNERS(records)
 DEFINE_MP_RUNNERS(ints)
 DEFINE_MP_RUNNERS(big)
 
+#if SP_BENCH_PEERS
+/* CWPack and mpack, each over one reused fixed buffer: a context (writer)
+** initialised per message, its sticky error checked once at the end. */
+#define DEFINE_PEER_RUNNERS(W)                                                 \
+  static uint64_t run_cw_##W(workload *wl, long iters) {                       \
+    uint64_t sum = 0;                                                          \
+    const void *in = wl->input;                                                \
+    for (long i = 0; i < iters; i++) {                                         \
+      cw_pack_context pc;                                                      \
+      BARRIER(in);                                                             \
+      cw_pack_context_init(&pc, wl->peer_buf, PEER_BUF_SIZE, NULL);            \
+      cw_##W(&pc, in);                                                         \
+      if (pc.return_code != CWP_RC_OK) die("%s: CWPack failed", wl->name);     \
+      wl->peer_len = (size_t)(pc.current - pc.start);                          \
+      sum += wl->peer_len + pc.start[0];                                       \
+    }                                                                          \
+    return sum;                                                                \
+  }                                                                            \
+  static uint64_t run_mpack_##W(workload *wl, long iters) {                    \
+    uint64_t sum = 0;                                                          \
+    const void *in = wl->input;                                                \
+    for (long i = 0; i < iters; i++) {                                         \
+      mpack_writer_t w;                                                        \
+      BARRIER(in);                                                             \
+      mpack_writer_init(&w, (char *)wl->peer_buf, PEER_BUF_SIZE);              \
+      mp_##W(&w, in);                                                          \
+      wl->peer_len = mpack_writer_buffer_used(&w);                             \
+      if (mpack_writer_destroy(&w) != mpack_ok) die("%s: mpack failed", wl->name); \
+      sum += wl->peer_len + wl->peer_buf[0];                                   \
+    }                                                                          \
+    return sum;                                                                \
+  }
+
+DEFINE_PEER_RUNNERS(obj)
+DEFINE_PEER_RUNNERS(records)
+DEFINE_PEER_RUNNERS(ints)
+DEFINE_PEER_RUNNERS(big)
+#define PEER_RUNNERS(W) run_cw_##W, run_mpack_##W
+#else
+#define PEER_RUNNERS(W) NULL, NULL
+#endif
+
 static run_fn runner(const workload *wl, int enc) {
   switch (enc) {
     case ENC_SP_ARRAY: return run_sp_array;
     case ENC_SP_OUTPUT: return run_sp_output;
     case ENC_SP_VALUE: return run_sp_value;
     case ENC_MP_NEW: return wl->mp_new;
-    default: return wl->mp_reuse;
+    case ENC_MP_REUSE: return wl->mp_reuse;
+    case ENC_CW: return wl->cw;
+    default: return wl->mpack;
   }
 }
 
@@ -398,6 +561,11 @@ static void check_workload(workload *wl) {
     die("%s: sp_to_array(value): %s", wl->name, sp_error_format(&err, msg, sizeof msg));
   check_same(wl, enc_names[ENC_SP_VALUE], b.data, b.len);
   sp_bytes_free(&b);
+
+  for (int e = ENC_CW; e < NENC && enc_present(e); e++) {
+    runner(wl, e)(wl, 1);
+    check_same(wl, enc_names[e], wl->peer_buf, wl->peer_len);
+  }
 }
 
 /* ---- building the workloads ---------------------------------------------- */
@@ -408,6 +576,12 @@ static obj g_obj;
 static records g_records;
 static ints g_ints;
 static big g_big;
+
+static void setup_peers(workload *wl, run_fn cw, run_fn mpack) {
+  wl->cw = cw;
+  wl->mpack = mpack;
+  wl->peer_buf = kept_malloc(PEER_BUF_SIZE);
+}
 
 static void build_workloads(workload *wls) {
   /* a.obj */
@@ -427,6 +601,7 @@ static void build_workloads(workload *wls) {
     wls[0].pack = pack_obj;
     wls[0].mp_new = run_mp_new_obj;
     wls[0].mp_reuse = run_mp_reuse_obj;
+    setup_peers(&wls[0], PEER_RUNNERS(obj));
     wls[0].tree = sp_map(kv, 2);
   }
   /* b.records */
@@ -462,6 +637,7 @@ static void build_workloads(workload *wls) {
     wls[1].pack = pack_records;
     wls[1].mp_new = run_mp_new_records;
     wls[1].mp_reuse = run_mp_reuse_records;
+    setup_peers(&wls[1], PEER_RUNNERS(records));
     wls[1].tree = sp_array(maps, n);
   }
   /* c.ints */
@@ -481,6 +657,7 @@ static void build_workloads(workload *wls) {
     wls[2].pack = pack_ints;
     wls[2].mp_new = run_mp_new_ints;
     wls[2].mp_reuse = run_mp_reuse_ints;
+    setup_peers(&wls[2], PEER_RUNNERS(ints));
     wls[2].tree = sp_array(items, n);
   }
   /* e.big */
@@ -500,6 +677,7 @@ static void build_workloads(workload *wls) {
     wls[3].pack = pack_big;
     wls[3].mp_new = run_mp_new_big;
     wls[3].mp_reuse = run_mp_reuse_big;
+    setup_peers(&wls[3], PEER_RUNNERS(big));
     wls[3].tree = sp_array(items, 2);
   }
   for (int i = 0; i < 4; i++) {
@@ -535,6 +713,7 @@ static double sample(workload *wl, int enc, long iters) {
   if (enc == ENC_SP_OUTPUT) check_same(wl, enc_names[enc], wl->out.data, wl->out.len);
   if (enc == ENC_MP_REUSE)
     check_same(wl, enc_names[enc], (const uint8_t *)wl->sbuf.data, wl->sbuf.size);
+  if (enc >= ENC_CW) check_same(wl, enc_names[enc], wl->peer_buf, wl->peer_len);
   g_checksum += got;
   return (t1 - t0) / (double)iters;
 }
@@ -594,39 +773,47 @@ int main(void) {
       die("c.ints/e.big: %zu/%zu bytes, want 89619/100007", wls[2].expect_len, wls[3].expect_len);
   }
 
-  printf("scratchpack %s vs msgpack-c %s -- encode, %d interleaved rounds, ~%.0f ms per sample\n",
-         SP_VERSION, msgpack_version(), rounds, target_ns / 1e6);
+  int nenc = SP_BENCH_PEERS ? NENC : ENC_CW;
+  printf("scratchpack %s vs msgpack-c %s%s -- encode, %d interleaved rounds, ~%.0f ms per sample\n",
+         SP_VERSION, msgpack_version(), SP_BENCH_PEERS ? ", CWPack 1.3.1, mpack 1.1.1" : "",
+         rounds, target_ns / 1e6);
+  if (!SP_BENCH_PEERS)
+    printf("CWPack and mpack rows skipped: no sources at %s (set SP_PEERS)\n", SP_PEERS_DIR);
   if (g_opt.scratch_size)
     printf("to_array scratch: %zu bytes (SP_BENCH_SCRATCH)\n", g_opt.scratch_size);
   printf("all %d encoders produce byte-identical output on every workload (checked at start"
-         " and after every sample)\n\n", NENC);
+         " and after every sample)\n\n", nenc);
   printf("ns/op: median over rounds (best in brackets). MB/s: output bytes / median time.\n");
-  printf("x reuse = (mpc reused sbuffer median) / (this row's median); x new = the same against"
-         " mpc new sbuffer.\n");
-  printf("          Above 1 means this row is faster than that msgpack-c encoder; below 1, slower."
-         "\n\n");
-  printf("%-10s %-19s %8s %10s %10s %8s %8s %8s\n", "workload", "encoder", "bytes", "ns/op",
-         "(best)", "MB/s", "x reuse", "x new");
+  printf("x reuse = (mpc reused sbuffer median) / (this row's median); x new, x cw, x mpack: the"
+         " same against\n");
+  printf("          mpc new sbuffer, cwpack fixed buf, mpack fixed buf. Above 1 means this row is"
+         " faster.\n\n");
+  printf("%-10s %-19s %8s %10s %10s %8s %8s %8s %8s %8s\n", "workload", "encoder", "bytes",
+         "ns/op", "(best)", "MB/s", "x reuse", "x new", "x cw", "x mpack");
 
   for (int w = 0; w < 4; w++) {
     workload *wl = &wls[w];
     long iters[NENC];
     double med[NENC];
     if (only && *only && strstr(wl->name, only) == NULL) continue;
-    for (int e = 0; e < NENC; e++) iters[e] = calibrate(wl, e, target_ns);
+    for (int e = 0; e < nenc; e++) iters[e] = calibrate(wl, e, target_ns);
     for (int r = 0; r < rounds; r++)
-      for (int k = 0; k < NENC; k++) {
-        int e = (k + r) % NENC;
+      for (int k = 0; k < nenc; k++) {
+        int e = (k + r) % nenc;
         wl->ns[e][r] = sample(wl, e, iters[e]);
       }
-    for (int e = 0; e < NENC; e++) med[e] = median(wl->ns[e], rounds);
-    for (int e = 0; e < NENC; e++) {
-      char m[32], b[32];
+    for (int e = 0; e < nenc; e++) med[e] = median(wl->ns[e], rounds);
+    for (int e = 0; e < nenc; e++) {
+      char m[32], b[32], xcw[16] = "-", xmp[16] = "-";
       fmt_ns(m, sizeof m, med[e]);
       fmt_ns(b, sizeof b, minimum(wl->ns[e], rounds));
-      printf("%-10s %-19s %8zu %10s %10s %8.0f %8.2f %8.2f\n", e == 0 ? wl->name : "",
+      if (SP_BENCH_PEERS) {
+        snprintf(xcw, sizeof xcw, "%.2f", med[ENC_CW] / med[e]);
+        snprintf(xmp, sizeof xmp, "%.2f", med[ENC_MPACK] / med[e]);
+      }
+      printf("%-10s %-19s %8zu %10s %10s %8.0f %8.2f %8.2f %8s %8s\n", e == 0 ? wl->name : "",
              enc_names[e], wl->expect_len, m, b, (double)wl->expect_len * 1e3 / med[e],
-             med[ENC_MP_REUSE] / med[e], med[ENC_MP_NEW] / med[e]);
+             med[ENC_MP_REUSE] / med[e], med[ENC_MP_NEW] / med[e], xcw, xmp);
     }
     fflush(stdout);
   }
