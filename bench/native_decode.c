@@ -303,7 +303,7 @@ static uint64_t run_tree(void *ctx, long iters, int borrow) {
     sp_value v;
     const uint8_t *p = in->data;
     BENCH_BARRIER(p);
-    if (sp_value_decode_bytes(p, in->len, &opt, &doc, &v, NULL) != SP_OK) fail("sp tree");
+    if (sp_value_decode(p, in->len, &opt, &doc, &v, NULL) != SP_OK) fail("sp tree");
     sum += v.kind;
     sp_doc_free(&doc);
   }
@@ -324,7 +324,7 @@ static uint64_t run_tree_reused(void *ctx, long iters) {
     const uint8_t *p = in->data;
     BENCH_BARRIER(p);
     sp_doc_reset(&doc);
-    if (sp_value_decode_bytes(p, in->len, &opt, &doc, &v, NULL) != SP_OK) fail("sp tree");
+    if (sp_value_decode(p, in->len, &opt, &doc, &v, NULL) != SP_OK) fail("sp tree");
     sum += v.kind;
   }
   sp_doc_free(&doc);

@@ -17,6 +17,18 @@
 **                block kept for the next longer message;
 **   longer       one new block; the old elements move into it with what they
 **                own, so even a grown array reuses its nested memory.
+**
+** Budget: the reader lets an array header claim n elements when n bytes are
+** left, but an element may take sizeof(struct) bytes of memory from one
+** input byte ({} or []), so n x esize could be any multiple of the input.
+** One budget per decode caps the array blocks it allocates, together, at
+** SP_DECODE_BUDGET_PER_BYTE (64) bytes per input byte plus
+** SP_DECODE_BUDGET_BASE (1 MiB); a block past it is SP_E_LIMIT at its
+** array's header, before anything is allocated. 64 covers arrays of any
+** field type from their smallest encodings (a 24-byte sp_str_field per 1-byte
+** "", 8 bytes per fixint) with room to spare; the base lets small messages
+** fill arrays of big structs. Strings need no budget: a copy is at most its
+** encoded length + 1. Reused blocks cost nothing.
 */
 #include <string.h>
 
@@ -25,7 +37,13 @@
 
 static const char empty[1];   /* where an empty str/bin points when nothing is owned */
 
-static int decode_struct(sp_reader *r, const sp_resolved *rs, uint8_t *obj, unsigned flags);
+/* One decode: its flags and the bytes its array blocks may still take. */
+typedef struct dctx {
+  unsigned flags;
+  uint64_t budget;
+} dctx;
+
+static int decode_struct(sp_reader *r, const sp_resolved *rs, uint8_t *obj, dctx *c);
 
 /* ---- errors ---------------------------------------------------------------- */
 
@@ -70,10 +88,10 @@ static uint8_t *room(sp_reader *r, void *old, size_t *cap, size_t need) {
 ** into the member's block (NUL-terminated when 'term'). The member is the
 ** triple (ptr, len, cap), updated consistently at each step. */
 static int read_body(sp_reader *r, uint8_t **ptr, size_t *len, size_t *cap, uint32_t n,
-                     int term, unsigned flags) {
+                     int term, const dctx *c) {
   const uint8_t *view;
   uint8_t *dst;
-  if (flags & SP_DECODE_BORROW) {
+  if (c->flags & SP_DECODE_BORROW) {
     if (!sp_read_view(r, n, &view))
       return r->err.code ? 0
            : sp_reader_fail(r, SP_E_LIMIT, "borrowed body spans segments", __func__);
@@ -101,7 +119,7 @@ static void clear_bytes(uint8_t **ptr, size_t *len, size_t *cap) {
   *len = *cap = 0;
 }
 
-static int decode_str(sp_reader *r, sp_str_field *v, unsigned flags) {
+static int decode_str(sp_reader *r, sp_str_field *v, const dctx *c) {
   uint8_t *p = (uint8_t *)v->ptr;
   uint32_t n;
   int ok;
@@ -109,18 +127,18 @@ static int decode_str(sp_reader *r, sp_str_field *v, unsigned flags) {
     clear_bytes(&p, &v->len, &v->cap);
     ok = 1;
   } else {
-    ok = sp_read_str_header(r, &n) && read_body(r, &p, &v->len, &v->cap, n, 1, flags);
+    ok = sp_read_str_header(r, &n) && read_body(r, &p, &v->len, &v->cap, n, 1, c);
   }
   v->ptr = (char *)p;
   return ok;
 }
 
 /* A bin member also accepts a str (as MessagePack-CSharp's bytes reader). */
-static int decode_bin(sp_reader *r, sp_bin_field *v, unsigned flags) {
+static int decode_bin(sp_reader *r, sp_bin_field *v, const dctx *c) {
   uint32_t n;
   if (sp_read_nil_if(r)) { clear_bytes(&v->ptr, &v->len, &v->cap); return 1; }
   if (!(sp_peek(r) == SP_T_STR ? sp_read_str_header(r, &n) : sp_read_bin_header(r, &n))) return 0;
-  return read_body(r, &v->ptr, &v->len, &v->cap, n, 0, flags);
+  return read_body(r, &v->ptr, &v->len, &v->cap, n, 0, c);
 }
 
 /* ---- elements ------------------------------------------------------------------ */
@@ -135,7 +153,7 @@ static int decode_bool(sp_reader *r, bool *out) {
 #define AS(type, p) ((type *)(void *)(p))
 
 /* One element of the field's type into the memory at p. */
-static int decode_elem(sp_reader *r, const sp_rfield *rf, uint8_t *p, unsigned flags) {
+static int decode_elem(sp_reader *r, const sp_rfield *rf, uint8_t *p, dctx *c) {
   switch (rf->type) {
     case SP_F_I8: return sp_read_int8(r, AS(int8_t, p));
     case SP_F_I16: return sp_read_int16(r, AS(int16_t, p));
@@ -148,21 +166,21 @@ static int decode_elem(sp_reader *r, const sp_rfield *rf, uint8_t *p, unsigned f
     case SP_F_FLOAT: return sp_read_float(r, AS(float, p));
     case SP_F_DOUBLE: return sp_read_double(r, AS(double, p));
     case SP_F_BOOL: return decode_bool(r, AS(bool, p));
-    case SP_F_STR: return decode_str(r, AS(sp_str_field, p), flags);
-    case SP_F_BIN: return decode_bin(r, AS(sp_bin_field, p), flags);
+    case SP_F_STR: return decode_str(r, AS(sp_str_field, p), c);
+    case SP_F_BIN: return decode_bin(r, AS(sp_bin_field, p), c);
     case SP_F_TIMESTAMP: return sp_read_timestamp(r, &AS(sp_ts_field, p)->sec, &AS(sp_ts_field, p)->nsec);
     default: {
       const sp_resolved *in = nested(r, rf);
-      return in && decode_struct(r, in, p, flags);
+      return in && decode_struct(r, in, p, c);
     }
   }
 }
 
 /* n elements into consecutive slots at base. */
 static int decode_elems(sp_reader *r, const sp_rfield *rf, uint8_t *base, uint32_t n,
-                        unsigned flags) {
+                        dctx *c) {
   for (uint32_t i = 0; i < n; i++) {
-    if (!decode_elem(r, rf, base + (size_t)i * rf->esize, flags)) {
+    if (!decode_elem(r, rf, base + (size_t)i * rf->esize, c)) {
       sp_error_path_index(&r->err, i);
       return 0;
     }
@@ -174,16 +192,13 @@ static int decode_elems(sp_reader *r, const sp_rfield *rf, uint8_t *base, uint32
 
 /* type m[count]: up to count elements; fewer leave the rest as they are,
 ** more is SP_E_LIMIT (the member cannot hold them). */
-static int decode_inline(sp_reader *r, const sp_rfield *rf, uint8_t *p, unsigned flags) {
+static int decode_inline(sp_reader *r, const sp_rfield *rf, uint8_t *p, dctx *c) {
   uint64_t at = sp_reader_offset(r);
   uint32_t n;
   if (!sp_read_array_header(r, &n)) return 0;
-  if (n > rf->count) {
-    sp_reader_fail(r, SP_E_LIMIT, "array longer than its inline member", __func__);
-    r->err.offset = (size_t)at;
-    return 0;
-  }
-  return decode_elems(r, rf, p, n, flags);
+  if (n > rf->count)
+    return sp_reader_fail_at(r, at, SP_E_LIMIT, "array longer than its inline member", __func__);
+  return decode_elems(r, rf, p, n, c);
 }
 
 /* Frees what elements [from, to) own and zeroes their slots. */
@@ -193,8 +208,10 @@ static void drop_tail(const sp_rfield *rf, uint8_t *base, size_t from, size_t to
 }
 
 /* Makes the array hold n elements, reusing what it can (see the top of the
-** file). Slots past the old count are zero. 0 on error, array unchanged. */
-static int resize(sp_reader *r, const sp_rfield *rf, sp_array_field *a, uint32_t n) {
+** file); a new block is taken from the budget first (its header at 'at').
+** Slots past the old count are zero. 0 on error, array unchanged. */
+static int resize(sp_reader *r, const sp_rfield *rf, sp_array_field *a, uint32_t n, dctx *c,
+                  uint64_t at) {
   size_t es = rf->esize, keep = a->cap ? a->count : 0;  /* cap 0: the caller's, never written */
   uint8_t *block;
   if (a->cap > 0 && n <= a->cap) {
@@ -205,6 +222,10 @@ static int resize(sp_reader *r, const sp_rfield *rf, sp_array_field *a, uint32_t
   if (n == 0) { a->ptr = NULL; a->count = 0; return 1; }
   if (n > SIZE_MAX / es)
     return sp_reader_fail(r, SP_E_LIMIT, "array larger than memory", __func__);
+  if ((uint64_t)n * es > c->budget)
+    return sp_reader_fail_at(r, at, SP_E_LIMIT, "arrays need more memory than the decode budget",
+                             __func__);
+  c->budget -= (uint64_t)n * es;
   if ((block = sp_malloc((size_t)n * es)) == NULL)
     return sp_reader_fail(r, SP_E_NOMEM, "no memory for an array member", __func__);
   if (keep) memcpy(block, a->ptr, keep * es);   /* elements move with what they own */
@@ -215,33 +236,34 @@ static int resize(sp_reader *r, const sp_rfield *rf, sp_array_field *a, uint32_t
   return 1;
 }
 
-static int decode_array(sp_reader *r, const sp_rfield *rf, sp_array_field *a, unsigned flags) {
+static int decode_array(sp_reader *r, const sp_rfield *rf, sp_array_field *a, dctx *c) {
+  uint64_t at = sp_reader_offset(r);          /* once per array member */
   uint32_t n = 0;
   if (!sp_read_nil_if(r) && !sp_read_array_header(r, &n)) return 0;
-  return resize(r, rf, a, n) && decode_elems(r, rf, a->ptr, n, flags);
+  return resize(r, rf, a, n, c, at) && decode_elems(r, rf, a->ptr, n, c);
 }
 
 /* ---- structs ----------------------------------------------------------------------- */
 
-static int decode_field(sp_reader *r, const sp_rfield *rf, uint8_t *obj, unsigned flags) {
+static int decode_field(sp_reader *r, const sp_rfield *rf, uint8_t *obj, dctx *c) {
   uint8_t *p = obj + rf->f->offset;
   int ok;
-  if (rf->shape == SHAPE_ONE) return decode_elem(r, rf, p, flags) || field_path(r, rf);
+  if (rf->shape == SHAPE_ONE) return decode_elem(r, rf, p, c) || field_path(r, rf);
   if (!sp_reader_enter(r)) return field_path(r, rf);
-  ok = rf->shape == SHAPE_INLINE ? decode_inline(r, rf, p, flags)
-                                 : decode_array(r, rf, AS(sp_array_field, p), flags);
+  ok = rf->shape == SHAPE_INLINE ? decode_inline(r, rf, p, c)
+                                 : decode_array(r, rf, AS(sp_array_field, p), c);
   sp_reader_leave(r);
   return ok || field_path(r, rf);
 }
 
 /* Integer keys: element i is the field with key i; gaps and indices past
 ** maxKey are skipped; a shorter array leaves later fields as they are. */
-static int decode_array_form(sp_reader *r, const sp_resolved *rs, uint8_t *obj, unsigned flags) {
+static int decode_array_form(sp_reader *r, const sp_resolved *rs, uint8_t *obj, dctx *c) {
   uint32_t n;
   if (!sp_read_array_header(r, &n)) return 0;
   for (uint32_t i = 0; i < n; i++) {
     int32_t f = i < rs->nslots ? rs->slot[i] : -1;
-    if (f < 0 ? !sp_skip(r) : !decode_field(r, &rs->fields[f], obj, flags)) return 0;
+    if (f < 0 ? !sp_skip(r) : !decode_field(r, &rs->fields[f], obj, c)) return 0;
   }
   return 1;
 }
@@ -274,21 +296,21 @@ static int32_t read_key(sp_reader *r, const sp_resolved *rs) {
 
 /* String keys: each known key decodes its field (again, if it repeats: the
 ** last wins); unknown keys are skipped with their values. */
-static int decode_map_form(sp_reader *r, const sp_resolved *rs, uint8_t *obj, unsigned flags) {
+static int decode_map_form(sp_reader *r, const sp_resolved *rs, uint8_t *obj, dctx *c) {
   uint32_t n;
   if (!sp_read_map_header(r, &n)) return 0;
   for (uint32_t i = 0; i < n; i++) {
     int32_t f = read_key(r, rs);
     if (f == -2) return 0;
-    if (f < 0 ? !sp_skip(r) : !decode_field(r, &rs->fields[f], obj, flags)) return 0;
+    if (f < 0 ? !sp_skip(r) : !decode_field(r, &rs->fields[f], obj, c)) return 0;
   }
   return 1;
 }
 
-static int decode_struct(sp_reader *r, const sp_resolved *rs, uint8_t *obj, unsigned flags) {
+static int decode_struct(sp_reader *r, const sp_resolved *rs, uint8_t *obj, dctx *c) {
   int ok;
   if (!sp_reader_enter(r)) return 0;
-  ok = rs->int_keys ? decode_array_form(r, rs, obj, flags) : decode_map_form(r, rs, obj, flags);
+  ok = rs->int_keys ? decode_array_form(r, rs, obj, c) : decode_map_form(r, rs, obj, c);
   sp_reader_leave(r);
   return ok;
 }
@@ -298,8 +320,13 @@ static int decode_struct(sp_reader *r, const sp_resolved *rs, uint8_t *obj, unsi
 sp_code sp_schema_read(sp_reader *r, sp_schema *s, void *obj, unsigned flags) {
   sp_error e;
   const sp_resolved *rs = sp_schema_get(s, &e);
+  dctx c;
+  uint64_t left = sp_reader_remaining(r);
+  c.flags = flags;
+  c.budget = left < (UINT64_MAX - SP_DECODE_BUDGET_BASE) / SP_DECODE_BUDGET_PER_BYTE
+               ? SP_DECODE_BUDGET_PER_BYTE * left + SP_DECODE_BUDGET_BASE : UINT64_MAX;
   if (rs == NULL) fail_resolve(r, &e);
-  else decode_struct(r, rs, obj, flags);
+  else decode_struct(r, rs, obj, &c);
   return r->err.code;
 }
 
@@ -307,7 +334,7 @@ sp_code sp_schema_decode(sp_schema *s, const void *data, size_t len, void *obj,
                          unsigned flags, sp_error *err) {
   sp_reader r;
   sp_reader_init(&r, data, len);
-  if (sp_schema_read(&r, s, obj, flags) == SP_OK && r.remaining > 0)
+  if (sp_schema_read(&r, s, obj, flags) == SP_OK && sp_reader_remaining(&r) > 0)
     sp_reader_fail(&r, SP_E_INVALID, "bytes left after the value", __func__);
   if (err) *err = r.err;
   return r.err.code;

@@ -1,15 +1,33 @@
 /*
 ** sp_value_decode.c -- MessagePack into an sp_value tree.
-** Owns: the document arena and the recursive descent (bounded by the
-** reader's depth limit). Must not touch: encoding, pools.
+** Owns: the document arena, the recursive descent (bounded by the reader's
+** depth limit) and the decode's value budget. Must not touch: encoding,
+** pools, the reader's cursor (every value is read through sp_reader.h's
+** inline reads).
 **
 ** Allocation: items of a container come from the arena in one piece, after
 ** the reader checked that the input can hold that many values; bodies are
-** copied into the arena unless borrowed. Blocks are 16 KiB or one exact
-** block for a bigger request, so a document makes few allocations; a
-** document reset and decoded into again reuses its blocks and, once warm,
-** allocates nothing (freeing and re-allocating ~200 KB per decode made glibc
-** hand the pages back to the kernel and fault them in again every time).
+** copied into the arena unless borrowed (an empty one points to a static
+** ""). Blocks are 16 KiB or one exact block for a bigger request, so a
+** document makes few allocations; a document reset and decoded into again
+** reuses its blocks and, once warm, allocates nothing (freeing and
+** re-allocating ~200 KB per decode made glibc hand the pages back to the
+** kernel and fault them in again every time).
+**
+** Budget (mpack's "possible nodes left"): every value takes at least one
+** input byte, so all the containers of one decode together can hold at most
+** as many values as the input has bytes. The decode starts with that many
+** and takes each container's count (x2 for maps) from it before allocating
+** its items; a header whose count exceeds what is left is SP_E_LIMIT at the
+** header. Valid input never runs out. The reader's own check (count <= bytes
+** left) is per header: without the budget, nested headers each claiming
+** nearly all the bytes left would each allocate that many items, level
+** after level (up to the depth limit: ~500 x 24 bytes per input byte).
+** With it, the multiple is fixed: an item is sizeof(sp_value) = 24 bytes
+** (on 64-bit and wasm32), a copied body at most its length + 15 (16-byte
+** alignment) from at least length + 1 input bytes, a container's item block
+** at most 8 bytes of rounding -- so at most 32 bytes of arena per input
+** byte, and under 64 with the slack at block ends, plus one 16 KiB block.
 */
 #include <string.h>
 
@@ -89,10 +107,13 @@ void sp_doc_reset(sp_doc *doc) {
   }
 }
 
+/* A decode: the reader, the arena, the options, and the values the
+** containers still to come may hold in total (the budget above). */
 typedef struct decoder {
   sp_reader *r;
   sp_doc *doc;
   int borrow;
+  uint64_t budget;
 } decoder;
 
 static int decode_value(decoder *d, sp_value *out);
@@ -106,23 +127,34 @@ static int no_memory(decoder *d) {
 static int body(decoder *d, uint32_t len, const void **out) {
   const uint8_t *view;
   void *copy;
+  if (len == 0) { *out = ""; return d->r->err.code == SP_OK; }
   if (d->borrow && sp_read_view(d->r, len, &view)) { *out = view; return 1; }
   if (d->r->err.code != SP_OK) return 0;
-  if ((copy = doc_alloc(d->doc, len ? len : 1)) == NULL) return no_memory(d);
+  if ((copy = doc_alloc(d->doc, len)) == NULL) return no_memory(d);
   if (!sp_read_raw(d->r, copy, len)) return 0;
   *out = copy;
   return 1;
 }
 
-/* Items of a container whose header was read (depth already entered). */
-static int decode_items(decoder *d, sp_value *out, uint32_t n, int map) {
-  uint64_t count = map ? 2 * (uint64_t)n : n;
+/* A container: header, budget, items (depth entered first, so a depth
+** error names the header). */
+static int decode_container(decoder *d, sp_value *out, int map) {
+  sp_reader *r = d->r;
+  uint64_t at = sp_reader_offset(r), count;
   sp_value *items = NULL;
+  uint32_t n;
+  if (!sp_reader_enter(r) || !(map ? sp_read_map_header(r, &n) : sp_read_array_header(r, &n)))
+    return 0;
+  count = map ? 2 * (uint64_t)n : n;
+  if (count > d->budget)
+    return sp_reader_fail_at(r, at, SP_E_LIMIT, "containers claim more values than the input holds",
+                             __func__);
+  d->budget -= count;
   if (count > 0 && (items = doc_alloc(d->doc, (size_t)count * sizeof *items)) == NULL)
     return no_memory(d);
   for (uint64_t i = 0; i < count; i++)
     if (!decode_value(d, &items[i])) return 0;
-  sp_reader_leave(d->r);
+  sp_reader_leave(r);
   *out = map ? sp_map(items, n) : sp_array(items, n);
   return 1;
 }
@@ -145,114 +177,107 @@ static int decode_ext(decoder *d, sp_value *out) {
   return 1;
 }
 
-static int decode_number(decoder *d, sp_type t, sp_value *out) {
-  if (t == SP_T_UINT) { uint64_t u; if (!sp_read_uint64(d->r, &u)) return 0; *out = sp_uint(u); }
-  else if (t == SP_T_INT) {
-    int64_t i;
-    if (!sp_read_int64(d->r, &i)) return 0;
-    *out = i < 0 ? sp_int(i) : sp_uint((uint64_t)i);
-  } else if (t == SP_T_FLOAT) { float f; if (!sp_read_float(d->r, &f)) return 0; *out = sp_float(f); }
-  else { double x; if (!sp_read_double(d->r, &x)) return 0; *out = sp_double(x); }
-  return 1;
-}
-
-static uint64_t big64(const uint8_t *p) {
-  uint64_t v = 0;
-  for (int i = 0; i < 8; i++) v = v << 8 | p[i];
-  return v;
-}
-
-/* The commonest values, read in place when the next 9 bytes lie in the
-** current segment: fixints, nil, bools, 8/16-bit ints, doubles and fixstr
-** bodies that are borrowed or copied. Returns 0 for anything else. */
-static int decode_quick(decoder *d, sp_value *out) {
-  sp_reader *r = d->r;
-  const uint8_t *p = r->cur;
-  size_t k;
-  uint8_t b;
-  if (r->end - p < 9) return 0;
-  b = p[0];
-  if (b <= 0x7f) { *out = sp_uint(b); k = 1; }
-  else if (b >= 0xe0) { *out = sp_int((int8_t)b); k = 1; }
-  else if (b == 0xc0) { *out = sp_nil(); k = 1; }
-  else if (b == 0xc2 || b == 0xc3) { *out = sp_bool(b == 0xc3); k = 1; }
-  else if (b == 0xcc) { *out = sp_uint(p[1]); k = 2; }
-  else if (b == 0xcd) { *out = sp_uint((uint64_t)(p[1] << 8 | p[2])); k = 3; }
-  else if (b == 0xcb) {
-    uint64_t bits = big64(p + 1);
-    double x;
-    memcpy(&x, &bits, 8);
-    *out = sp_double(x);
-    k = 9;
-  } else if (b >= 0xa0 && b <= 0xbf && (size_t)(r->end - p) > (size_t)(b & 0x1f)) {
-    size_t n = b & 0x1f;
-    const void *data = p + 1;
-    if (!d->borrow) {
-      void *copy = doc_alloc(d->doc, n ? n : 1);
-      if (copy == NULL) return 0;                 /* the slow path reports it */
-      memcpy(copy, p + 1, n);
-      data = copy;
-    }
-    *out = sp_strn(data, n);
-    k = 1 + n;
-  } else {
-    return 0;
-  }
-  r->cur += k;
-  r->remaining -= k;
-  return 1;
-}
-
-static int decode_value(decoder *d, sp_value *out) {
-  sp_type t;
-  if (decode_quick(d, out)) return 1;
-  t = sp_peek(d->r);
+static int decode_str(decoder *d, sp_value *out, int bin) {
   uint32_t n;
   const void *data;
-  int b;
-  *out = sp_nil();
-  switch (t) {
-    case SP_T_NIL: return sp_read_nil(d->r);
-    case SP_T_BOOL: if (!sp_read_bool(d->r, &b)) return 0; *out = sp_bool(b); return 1;
-    case SP_T_UINT: case SP_T_INT: case SP_T_FLOAT: case SP_T_DOUBLE:
-      return decode_number(d, t, out);
-    case SP_T_STR:
-      if (!sp_read_str_header(d->r, &n) || !body(d, n, &data)) return 0;
-      *out = sp_strn(data, n);
+  if (!(bin ? sp_read_bin_header(d->r, &n) : sp_read_str_header(d->r, &n)) || !body(d, n, &data))
+    return 0;
+  *out = bin ? sp_bin(data, n) : sp_strn(data, n);
+  return 1;
+}
+
+/* Any value through the reader's reads (the general path). */
+static int decode_any(decoder *d, sp_value *out) {
+  sp_reader *r = d->r;
+  union { uint64_t u; int64_t i; double x; float f; int b; } v;
+  switch (sp_peek(r)) {
+    case SP_T_UINT: if (!sp_read_uint64(r, &v.u)) return 0; *out = sp_uint(v.u); return 1;
+    case SP_T_INT:
+      if (!sp_read_int64(r, &v.i)) return 0;
+      *out = v.i < 0 ? sp_int(v.i) : sp_uint((uint64_t)v.i);
       return 1;
-    case SP_T_BIN:
-      if (!sp_read_bin_header(d->r, &n) || !body(d, n, &data)) return 0;
-      *out = sp_bin(data, n);
-      return 1;
-    case SP_T_ARRAY:   /* depth is entered first, so its error names the header */
-      return sp_reader_enter(d->r) && sp_read_array_header(d->r, &n) && decode_items(d, out, n, 0);
-    case SP_T_MAP:
-      return sp_reader_enter(d->r) && sp_read_map_header(d->r, &n) && decode_items(d, out, n, 1);
+    case SP_T_DOUBLE: if (!sp_read_double(r, &v.x)) return 0; *out = sp_double(v.x); return 1;
+    case SP_T_FLOAT: if (!sp_read_float(r, &v.f)) return 0; *out = sp_float(v.f); return 1;
+    case SP_T_STR: return decode_str(d, out, 0);
+    case SP_T_BIN: return decode_str(d, out, 1);
+    case SP_T_NIL: *out = sp_nil(); return sp_read_nil(r);
+    case SP_T_BOOL: if (!sp_read_bool(r, &v.b)) return 0; *out = sp_bool(v.b); return 1;
+    case SP_T_ARRAY: return decode_container(d, out, 0);
+    case SP_T_MAP: return decode_container(d, out, 1);
     case SP_T_EXT: return decode_ext(d, out);
     default:
-      if (d->r->err.code == SP_OK)
-        sp_reader_fail(d->r, SP_E_TRUNCATED, "input ends where a value was expected", __func__);
+      if (r->err.code == SP_OK)
+        sp_reader_fail(r, SP_E_TRUNCATED, "input ends where a value was expected", __func__);
       return 0;
   }
 }
 
-sp_code sp_value_decode(sp_reader *r, const sp_decode_options *opt, sp_doc *doc, sp_value *out) {
+/* The commonest scalars decoded in place from the reader's span (one
+** dispatch on the first byte, as sp_reader.h's bulk loops do): ints,
+** doubles, nil, bools and short strs. Returns 0, consuming nothing, for
+** anything else (containers too), which decode_any then reads. */
+static int decode_scalar(decoder *d, sp_value *out) {
+  size_t avail, k;
+  const uint8_t *p = sp_reader_span(d->r, &avail);
+  uint32_t n;
+  if (avail < 9) return 0;
+  switch (sp_reader_types[*p]) {
+    case SP_T_UINT: case SP_T_INT: {
+      uint64_t v;
+      int neg;
+      if ((k = sp_int_at(p, &v, &neg)) == 0) return 0;
+      *out = neg ? sp_int((int64_t)v) : sp_uint(v);
+      break;
+    }
+    case SP_T_DOUBLE:
+      if ((k = sp_read_double_at(p, &out->as.d)) == 0) return 0;
+      out->kind = SP_DOUBLE;
+      break;
+    case SP_T_NIL: *out = sp_nil(); k = 1; break;
+    case SP_T_BOOL: *out = sp_bool(*p & 1); k = 1; break;
+    case SP_T_STR: {
+      const void *data = p + (k = sp_short_at(p, p + avail, 0, &n));
+      void *copy;
+      if (k == 0) return 0;
+      if (n == 0) data = "";
+      else if (!d->borrow) {
+        if ((copy = doc_alloc(d->doc, n)) == NULL) return 0;   /* the general path reports it */
+        data = memcpy(copy, data, n);
+      }
+      *out = sp_strn(data, n);
+      k += n;
+      break;
+    }
+    default: return 0;
+  }
+  sp_reader_advance(d->r, k);
+  return 1;
+}
+
+static int decode_value(decoder *d, sp_value *out) {
+  return decode_scalar(d, out) || decode_any(d, out);
+}
+
+sp_code sp_value_read(sp_reader *r, const sp_decode_options *opt, sp_doc *doc, sp_value *out) {
   decoder d;
+  uint64_t left = sp_reader_remaining(r);
   d.r = r;
   d.doc = doc;
   d.borrow = opt ? opt->borrow : 0;
+  d.budget = left;
   if (opt && opt->max_depth) r->max_depth = opt->max_depth;
   if (doc->blocks == NULL && doc->spare == NULL && doc->block_hint == 0)   /* small message, small block */
-    doc->block_hint = r->remaining < BLOCK_SIZE / 4 ? (size_t)r->remaining * 4 + 64 : BLOCK_SIZE;
+    doc->block_hint = left < BLOCK_SIZE / 4 ? (size_t)left * 4 + 64 : BLOCK_SIZE;
+  *out = sp_nil();
   if (!decode_value(&d, out)) *out = sp_nil();
   return r->err.code;
 }
 
-sp_code sp_value_decode_bytes(const void *data, size_t len, const sp_decode_options *opt,
-                              sp_doc *doc, sp_value *out, sp_error *err) {
+sp_code sp_value_decode(const void *data, size_t len, const sp_decode_options *opt,
+                        sp_doc *doc, sp_value *out, sp_error *err) {
   sp_reader r;
   sp_reader_init(&r, data, len);
-  if (sp_value_decode(&r, opt, doc, out) == SP_OK && r.remaining != 0)
+  if (sp_value_read(&r, opt, doc, out) == SP_OK && sp_reader_remaining(&r) != 0)
     sp_reader_fail(&r, SP_E_INVALID, "bytes after the end of the value", __func__);
   if (r.err.code != SP_OK) *out = sp_nil();
   if (err != NULL) *err = r.err;

@@ -231,8 +231,15 @@ sp_code sp_schema_to_output(const sp_output *out, sp_schema *s, const void *obj,
 ** On failure the struct keeps what was decoded before the error: a mix of
 ** old and new values, always consistent (every block it points to is
 ** recorded with its size), so sp_schema_release frees it all and nothing
-** leaks. Errors carry the offset of the failing token and the member path. */
+** leaks. Errors carry the offset of the failing token and the member path.
+** Budget: the array blocks one decode allocates total at most
+** SP_DECODE_BUDGET_PER_BYTE bytes per input byte left in r, plus
+** SP_DECODE_BUDGET_BASE; an array past it is SP_E_LIMIT at its header, before
+** any allocation (sp_schema_decode.c explains the multiple). */
 sp_code sp_schema_read(sp_reader *r, sp_schema *s, void *obj, unsigned flags);
+
+#define SP_DECODE_BUDGET_PER_BYTE 64u
+#define SP_DECODE_BUDGET_BASE (1u << 20)
 
 /* Decodes one value from len bytes at data (sp_schema_read over a fresh
 ** reader); bytes left after the value are SP_E_INVALID. *err (if not NULL)

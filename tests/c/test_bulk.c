@@ -88,7 +88,7 @@ static void i32_array_reads_back_into_a_caller_array(void) {
   for (int i = 0; i < 30000; i++) v[i] = mixed_value((unsigned)i, 9);
   CHECK(sp_to_array(write_i32s, &a, NULL, &b, NULL) == SP_OK);
   sp_reader_init(&r, b.data, b.len);
-  CHECK(sp_read_i32_array(&r, back, 30000, &n) && n == 30000 && r.remaining == 0);
+  CHECK(sp_read_i32_array(&r, back, 30000, &n) && n == 30000 && sp_reader_remaining(&r) == 0);
   CHECK(memcmp(v, back, sizeof v) == 0);
   sp_reader_init(&r, b.data, b.len);
   CHECK(!sp_read_i32_array(&r, back, 29999, &n) && r.err.code == SP_E_LIMIT);
@@ -138,7 +138,7 @@ static void every_element_type_round_trips_at_its_extremes(void) {
   ok &= sp_read_u64_array(&r, back.u64, 3, &n);
   ok &= sp_read_f32_array(&r, back.f32, 3, &n);
   ok &= sp_read_f64_array(&r, back.f64, 3, &n);
-  CHECK(ok && r.remaining == 0);
+  CHECK(ok && sp_reader_remaining(&r) == 0);
   CHECK(!memcmp(t.i8, back.i8, sizeof t.i8) && !memcmp(t.i16, back.i16, sizeof t.i16));
   CHECK(!memcmp(t.i64, back.i64, sizeof t.i64) && !memcmp(t.u8, back.u8, sizeof t.u8));
   CHECK(!memcmp(t.u16, back.u16, sizeof t.u16) && !memcmp(t.u32, back.u32, sizeof t.u32));
@@ -156,6 +156,81 @@ static void out_of_range_element_is_an_overflow_at_its_offset(void) {
   sp_reader_init(&r, bytes, sizeof bytes);
   CHECK(!sp_read_i8_array(&r, dst, 2, &n));
   CHECK(r.err.code == SP_E_OVERFLOW && r.err.offset == 2);
+}
+
+/* A reader over 'len' bytes cut into segments at the given sizes (each its
+** own exact-size block, so ASan sees any read past a segment). */
+typedef struct cut { sp_segment segs[400]; sp_sequence seq; } cut;
+
+static void cut_open(cut *c, sp_reader *r, const uint8_t *p, size_t len, const size_t *sizes,
+                     size_t k) {
+  size_t at = 0;
+  for (size_t i = 0; i < k; i++) {
+    c->segs[i].data = malloc(sizes[i] ? sizes[i] : 1);
+    memcpy(c->segs[i].data, p + at, sizes[i]);
+    c->segs[i].used = c->segs[i].capacity = sizes[i];
+    at += sizes[i];
+  }
+  memset(&c->seq, 0, sizeof c->seq);
+  c->seq.segs = c->segs;
+  c->seq.nsegs = c->seq.cap_segs = k;
+  c->seq.length = len;
+  sp_reader_init_sequence(r, &c->seq);
+}
+
+static void cut_close(cut *c) {
+  for (size_t i = 0; i < c->seq.nsegs; i++) free(c->segs[i].data);
+}
+
+/* The element runs stop at every segment end: an array of every int32 form
+** split in two at every byte, and in segments of 1 to 9 bytes, reads back
+** exactly as from contiguous memory. */
+static void i32_arrays_split_anywhere_read_back_like_contiguous(void) {
+  static int32_t v[60], back[60];
+  i32s a = {v, 60};
+  sp_bytes b;
+  for (int i = 0; i < 60; i++) v[i] = mixed_value((unsigned)i, 3);
+  CHECK(sp_to_array(write_i32s, &a, NULL, &b, NULL) == SP_OK);
+  for (size_t plan = 0; plan < b.len + 9; plan++) {
+    size_t sizes[400], k = 0, at = 0;
+    cut c;
+    sp_reader r;
+    uint32_t n = 0;
+    if (plan <= b.len) { sizes[k++] = plan; sizes[k++] = b.len - plan; }
+    else for (size_t step = plan - b.len; at < b.len; at += step)
+      sizes[k++] = b.len - at < step ? b.len - at : step;
+    cut_open(&c, &r, b.data, b.len, sizes, k);
+    memset(back, 0, sizeof back);
+    if (!CHECK(sp_read_i32_array(&r, back, 60, &n) && n == 60 && !memcmp(v, back, sizeof v) &&
+               sp_reader_offset(&r) == b.len))
+      fprintf(stderr, "      plan %zu: %s at %zu\n", plan, sp_code_name(r.err.code), r.err.offset);
+    cut_close(&c);
+  }
+  sp_bytes_free(&b);
+}
+
+/* Inside a run, an element that does not fit the type, or is no number,
+** stops the run and fails through the read: the error names the element,
+** and every element before it is stored. */
+static void a_bad_element_inside_a_run_fails_at_its_offset(void) {
+  uint8_t msg[3 + 100 + 1];
+  int8_t dst[100];
+  double d[100];
+  sp_reader r;
+  uint32_t n;
+  msg[0] = 0xdc; msg[1] = 0; msg[2] = 100;
+  msg[sizeof msg - 1] = 0xc0;
+  for (int i = 0; i < 100; i++) msg[3 + i] = (uint8_t)(i % 100);
+  msg[3 + 60] = 0xcc;                          /* element 60: 200, too big for int8 */
+  msg[3 + 61] = 200;
+  memset(dst, 0, sizeof dst);
+  sp_reader_init(&r, msg, sizeof msg);
+  CHECK(!sp_read_i8_array(&r, dst, 100, &n) && r.err.code == SP_E_OVERFLOW && r.err.offset == 63);
+  CHECK(dst[59] == 59 && dst[60] == 0);
+  msg[3 + 60] = 0xa1;                          /* element 60: the str "\xc8" */
+  sp_reader_init(&r, msg, sizeof msg);
+  CHECK(!sp_read_f64_array(&r, d, 100, &n) && r.err.code == SP_E_TYPE && r.err.offset == 63);
+  CHECK(d[59] == 59.0);
 }
 
 static void cancelled_before_a_bulk_write_writes_no_element(void) {
@@ -180,6 +255,8 @@ int main(void) {
   SP_RUN(i32_array_reads_back_into_a_caller_array);
   SP_RUN(every_element_type_round_trips_at_its_extremes);
   SP_RUN(out_of_range_element_is_an_overflow_at_its_offset);
+  SP_RUN(i32_arrays_split_anywhere_read_back_like_contiguous);
+  SP_RUN(a_bad_element_inside_a_run_fails_at_its_offset);
   SP_RUN(cancelled_before_a_bulk_write_writes_no_element);
   printf("int32 kernel: %s\n", sp_bulk_i32_kernel());
   sp_shutdown();

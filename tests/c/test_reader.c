@@ -1039,6 +1039,164 @@ static void failed_header_reads_leave_outputs_unchanged(void) {
   }
 }
 
+/* ---- inline fast paths against their slow paths ---------------------------------- */
+
+/* Everything a read can store, so two runs can be compared byte for byte. */
+typedef union outbuf {
+  int b; int64_t i64; uint64_t u64; int32_t i32; uint32_t u32; int16_t i16; uint16_t u16;
+  int8_t i8; uint8_t u8; double d; float f; uint32_t n;
+  struct { const void *p; uint32_t n; } s;
+  uint8_t raw[16];
+} outbuf;
+
+/* Reader k through its inline read (slow == 0) or straight through its
+** out-of-line half (slow == 1); 0 when k has no inline read. */
+static int read_path(sp_reader *r, rk k, int slow, outbuf *o) {
+#define PATH(fn, ...) return slow ? fn##_slow(r, __VA_ARGS__) : fn(r, __VA_ARGS__)
+  switch (k) {
+    case K_NIL: return slow ? sp_read_nil_slow(r) : sp_read_nil(r);
+    case K_BOOL: PATH(sp_read_bool, &o->b);
+    case K_I64: PATH(sp_read_int64, &o->i64);
+    case K_U64: PATH(sp_read_uint64, &o->u64);
+    case K_I32: PATH(sp_read_int32, &o->i32);
+    case K_I16: PATH(sp_read_int16, &o->i16);
+    case K_I8: PATH(sp_read_int8, &o->i8);
+    case K_U32: PATH(sp_read_uint32, &o->u32);
+    case K_U16: PATH(sp_read_uint16, &o->u16);
+    case K_U8: PATH(sp_read_uint8, &o->u8);
+    case K_DOUBLE: PATH(sp_read_double, &o->d);
+    case K_FLOAT: PATH(sp_read_float, &o->f);
+    case K_ARRAY: PATH(sp_read_array_header, &o->n);
+    case K_MAP: PATH(sp_read_map_header, &o->n);
+    case K_STR_H: PATH(sp_read_str_header, &o->n);
+    case K_BIN_H: PATH(sp_read_bin_header, &o->n);
+    case K_STR: PATH(sp_read_str, (const char **)&o->s.p, &o->s.n);
+    case K_BIN: PATH(sp_read_bin, (const uint8_t **)&o->s.p, &o->s.n);
+    default: return -1;
+  }
+#undef PATH
+}
+
+typedef struct outcome { int rc; outbuf out; uint64_t offset, left; sp_code code; size_t at; } outcome;
+
+static outcome outcome_of(const uint8_t *p, size_t n, rk k, int slow) {
+  outcome o;
+  sp_reader r;
+  memset(&o, 0, sizeof o);
+  memset(&o.out, 0x5a, sizeof o.out);
+  sp_reader_init(&r, p, n);
+  o.rc = read_path(&r, k, slow, &o.out);
+  o.offset = sp_reader_offset(&r);
+  o.left = sp_reader_remaining(&r);
+  o.code = r.err.code;
+  o.at = r.err.offset;
+  return o;
+}
+
+/* Every first byte, three payloads (zeros, 0xff, counting up) and every
+** length from 1 to 20: each inline read gives exactly what its slow path
+** gives -- result, outputs, offset, bytes left, error and its offset. The
+** slow path is the general decoder (sp_reader.c), so the fast paths, which
+** run whenever 9 bytes are left, decode nothing differently. */
+static void inline_reads_agree_with_their_slow_paths_on_every_first_byte(void) {
+  size_t compared = 0, fast_hits = 0;
+  for (int b = 0; b < 256; b++)
+    for (int pay = 0; pay < 3; pay++)
+      for (size_t len = 1; len <= 20; len++) {
+        uint8_t buf[20];
+        input in;
+        buf[0] = (uint8_t)b;
+        for (size_t i = 1; i < sizeof buf; i++) buf[i] = pay == 0 ? 0 : pay == 1 ? 0xff : (uint8_t)i;
+        in = in_copy(buf, len);
+        for (int k = 0; k < K_COUNT; k++) {
+          outcome f = outcome_of(in.p, in.n, (rk)k, 0), s = outcome_of(in.p, in.n, (rk)k, 1);
+          if (f.rc < 0) continue;
+          compared++;
+          fast_hits += f.rc == 1 && len >= 9;
+          if (!CHECK(f.rc == s.rc && !memcmp(&f.out, &s.out, sizeof f.out) && f.offset == s.offset &&
+                     f.left == s.left && f.code == s.code && f.at == s.at)) {
+            fprintf(stderr, "      first byte %02X, payload %d, %zu bytes, sp_read_%s: fast rc %d %s "
+                    "at %zu, slow rc %d %s at %zu\n", b, pay, len, RK_NAMES[k], f.rc,
+                    sp_code_name(f.code), f.at, s.rc, sp_code_name(s.code), s.at);
+            in_free(&in);
+            return;
+          }
+        }
+        in_free(&in);
+      }
+  CHECK(compared > 100000 && fast_hits > 10000);
+}
+
+/* After an error end == cur and rest == 0: no fast path can succeed, so
+** every inline read fails with the first error and stores nothing. */
+static void a_failed_reader_fails_every_inline_read_and_stores_nothing(void) {
+  static const uint8_t msg[32] = {0xa3, 'a', 'b', 'c', 0xc0, 0x01, 0xcb, 0x3f, 0xf0};
+  for (int k = 0; k < K_COUNT; k++) {
+    sp_reader r;
+    outbuf o, untouched;
+    const uint8_t *view = NULL;
+    uint8_t raw[4] = {7, 7, 7, 7};
+    int ok;
+    memset(&o, 0x5a, sizeof o);
+    untouched = o;
+    sp_reader_init(&r, msg, sizeof msg);
+    sp_reader_fail(&r, SP_E_CALLBACK, "a decoder's own failure", __func__);
+    if (read_path(&r, (rk)k, 0, &o) < 0) continue;
+    ok = CHECK(!memcmp(&o, &untouched, sizeof o));
+    ok &= CHECK(sp_read_view(&r, 0, &view) == 0 && view == NULL);
+    ok &= CHECK(sp_read_raw(&r, raw, 0) == 0 && raw[0] == 7);
+    ok &= CHECK(sp_read_nil_if(&r) == 0 && sp_peek(&r) == SP_T_END && sp_skip(&r) == 0);
+    ok &= CHECK(sp_reader_enter(&r) == 0 && sp_reader_remaining(&r) == 0);
+    ok &= EXPECT_ERR(&r, SP_E_CALLBACK, 0);
+    if (!ok) fprintf(stderr, "      sp_read_%s after an error\n", RK_NAMES[k]);
+  }
+}
+
+/* The reserve/advance of the reader: a span of the current segment, the
+** _at decoders over it, and advance; bytes left and offsets follow. */
+static void span_at_decoders_and_advance_walk_a_segment(void) {
+  static const uint8_t ints[] = {0x05, 0xcd, 0x01, 0x00, 0xd0, 0x80, 0xce, 0xff, 0xff, 0xff, 0xff,
+                                 0xcb, 0x3f, 0xf8, 0, 0, 0, 0, 0, 0, 0xa1, 'x', 0, 0, 0, 0, 0, 0, 0, 0};
+  sp_reader r;
+  size_t avail;
+  const uint8_t *p;
+  int32_t i32 = 99;
+  uint32_t u32 = 99;
+  int8_t i8 = 9;
+  double d = 0;
+  sp_reader_init(&r, ints, sizeof ints);
+  p = sp_reader_span(&r, &avail);
+  CHECK(p == ints && avail == sizeof ints);
+  CHECK(sp_read_int32_at(p, &i32) == 1 && i32 == 5);
+  CHECK(sp_read_int32_at(p + 1, &i32) == 3 && i32 == 256);
+  CHECK(sp_read_int8_at(p + 1, &i8) == 0 && i8 == 9);           /* 256 does not fit: nothing stored */
+  CHECK(sp_read_int8_at(p + 4, &i8) == 2 && i8 == -128);
+  CHECK(sp_read_uint32_at(p + 4, &u32) == 0 && u32 == 99);      /* negative */
+  CHECK(sp_read_int32_at(p + 6, &i32) == 0 && i32 == 256);     /* 2^32-1 is not an int32 */
+  CHECK(sp_read_uint32_at(p + 6, &u32) == 5 && u32 == UINT32_MAX);
+  CHECK(sp_read_int32_at(p + 11, &i32) == 0);                   /* a double */
+  CHECK(sp_read_double_at(p + 11, &d) == 9 && d == 1.5);
+  CHECK(sp_read_double_at(p + 20, &d) == 0 && d == 1.5);        /* a str */
+  sp_reader_advance(&r, 20);
+  CHECK(sp_reader_offset(&r) == 20 && sp_reader_remaining(&r) == sizeof ints - 20);
+  CHECK(sp_peek(&r) == SP_T_STR);
+  EXPECT_NO_ERR(&r);
+}
+
+/* fail_at names the offset it is given; the first error still wins. */
+static void fail_at_records_the_given_offset_once(void) {
+  static const uint8_t msg[4] = {0xc0, 0xc0, 0xc0, 0xc0};
+  sp_reader r;
+  sp_reader_init(&r, msg, sizeof msg);
+  sp_read_nil(&r);
+  sp_read_nil(&r);
+  CHECK(sp_reader_fail_at(&r, 1, SP_E_LIMIT, "names the first nil", __func__) == 0);
+  EXPECT_ERR(&r, SP_E_LIMIT, 1);
+  sp_reader_fail_at(&r, 3, SP_E_TYPE, "too late", __func__);
+  EXPECT_ERR(&r, SP_E_LIMIT, 1);
+  CHECK(sp_reader_offset(&r) == 2 && sp_reader_remaining(&r) == 0);
+}
+
 /* ---- messages made by the writer, described by a script ------------------------ */
 
 typedef enum op_kind { OP_NIL, OP_BOOL, OP_UINT, OP_INT, OP_FLOAT, OP_DOUBLE, OP_STR, OP_BIN,
@@ -1514,11 +1672,11 @@ static void check_full(const message *m, const source *src, walk_ctx *c, int eve
   source_open(&r, src);
   CHECK(walk(c, &r, 0, n) == n);
   EXPECT_NO_ERR(&r);
-  CHECK(sp_reader_offset(&r) == L && r.remaining == 0);
+  CHECK(sp_reader_offset(&r) == L && sp_reader_remaining(&r) == 0);
   CHECK(sp_peek(&r) == SP_T_END);
   source_open(&r, src);
   CHECK(sp_skip(&r) == 1);
-  CHECK(sp_reader_offset(&r) == L && r.remaining == 0);
+  CHECK(sp_reader_offset(&r) == L && sp_reader_remaining(&r) == 0);
   EXPECT_NO_ERR(&r);
   for (size_t j = 0; every_skip && j < n && sp_test_failures == before; j++) {
     source_open(&r, src);
@@ -1533,8 +1691,9 @@ static void check_full(const message *m, const source *src, walk_ctx *c, int eve
     fprintf(stderr, "      message '%s', %s %zu\n", m->sc->name, c->plan, c->plan_arg);
 }
 
-/* The first len bytes: sp_skip fails with truncation, the typed walk fails
-** exactly where predict_cut says. Both stay inside the input. */
+/* The first len bytes: the typed walk fails exactly where predict_cut says,
+** and sp_skip fails the same way -- a cut token is TRUNCATED, a header
+** claiming more than is left is LIMIT, both at the token's first byte. */
 static void check_cut(const message *m, const source *src, walk_ctx *c, size_t len) {
   sp_reader r;
   sp_code code;
@@ -1543,8 +1702,7 @@ static void check_cut(const message *m, const source *src, walk_ctx *c, size_t l
   int ok = 1;
   source_open(&r, src);
   ok &= CHECK(sp_skip(&r) == 0);
-  ok &= CHECK(r.err.code == SP_E_TRUNCATED);
-  ok &= CHECK(r.err.offset <= len);
+  ok &= EXPECT_ERR(&r, code, at);
   source_open(&r, src);
   got = walk(c, &r, 0, m->sc->n);
   ok &= CHECK(got == stop);
@@ -2161,7 +2319,25 @@ static void str_bin_ext_lengths_beyond_the_input_are_limit(void) {
   }
 }
 
-static void skip_over_oversized_headers_is_truncation_not_a_hang(void) {
+static int decode_any(sp_reader *r);
+
+/* The value at r through the typed reads: a str/bin/ext header, or
+** containers descended into. */
+static int typed_any(sp_reader *r) {
+  uint32_t n;
+  int8_t t;
+  switch (sp_peek(r)) {
+    case SP_T_STR: return sp_read_str_header(r, &n);
+    case SP_T_BIN: return sp_read_bin_header(r, &n);
+    case SP_T_EXT: return sp_read_ext_header(r, &t, &n);
+    default: return decode_any(r);
+  }
+}
+
+/* A header claiming more than is left: sp_skip says what the typed reads
+** and the value tree say (SP_E_LIMIT at the header), without walking into
+** what follows. */
+static void skip_over_oversized_headers_is_limit_at_the_header_like_typed_reads(void) {
   const struct { const uint8_t *b; size_t n; } cases[] = {
     {BYTES(0xdd, 0xff, 0xff, 0xff, 0xff, 0xc0, 0xc0, 0xc0, 0xc0, 0xc0)},
     {BYTES(0xdf, 0xff, 0xff, 0xff, 0xff, 0xc0, 0xc0, 0xc0, 0xc0, 0xc0)},
@@ -2174,16 +2350,24 @@ static void skip_over_oversized_headers_is_truncation_not_a_hang(void) {
     {BYTES(0xc9, 0xff, 0xff, 0xff, 0xff, 0x01, 0x00)},
     {BYTES(0xa5, 'a')},
     {BYTES(0xd8, 0x01, 0x00)},
+    {BYTES(0x93, 0xc0, 0xc1)},                    /* claims 3 in 2 bytes: not the 0xc1 */
+    {BYTES(0x82, 0xc0, 0xc0, 0xc0)},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     input in = in_copy(cases[i].b, cases[i].n);
-    sp_reader r;
+    sp_reader r, typed;
+    sp_value v;
+    sp_doc doc = {0};
+    sp_error e;
     int ok;
     sp_reader_init(&r, in.p, in.n);
     ok = CHECK(sp_skip(&r) == 0);
-    ok &= CHECK(r.err.code == SP_E_TRUNCATED);
-    ok &= CHECK(r.err.offset <= in.n);
+    ok &= EXPECT_ERR(&r, SP_E_LIMIT, 0);
+    ok &= CHECK(sp_value_decode(in.p, in.n, NULL, &doc, &v, &e) == SP_E_LIMIT && e.offset == 0);
+    sp_reader_init(&typed, in.p, in.n);
+    ok &= CHECK(typed_any(&typed) == 0) && EXPECT_ERR(&typed, SP_E_LIMIT, 0);
     if (!ok) fprintf(stderr, "      case %zu: %s\n", i, sp_code_name(r.err.code));
+    sp_doc_free(&doc);
     in_free(&in);
   }
 }
@@ -2237,15 +2421,16 @@ static void skip_of_10_million_nested_arrays_needs_no_recursion(void) {
   free(deep);
 }
 
-static void skip_of_10_million_nested_arrays_without_the_last_byte_is_truncated(void) {
+/* The innermost [x] has no x: its header claims one value in no bytes. */
+static void skip_of_10_million_nested_arrays_without_the_last_byte_is_limit_at_the_last(void) {
   uint8_t *deep = xmalloc(DEEP);
   skip_job j;
   memset(deep, 0x91, DEEP);
   j.p = deep; j.n = DEEP;
   CHECK(skip_on_small_stack(&j));
   CHECK(j.rc == 0);
-  CHECK(j.err.code == SP_E_TRUNCATED);
-  CHECK(j.err.offset == DEEP);
+  CHECK(j.err.code == SP_E_LIMIT);
+  CHECK(j.err.offset == DEEP - 1);
   free(deep);
 }
 
@@ -2257,9 +2442,12 @@ static void skip_of_5_million_nested_maps_needs_no_recursion(void) {
   j.p = deep; j.n = DEEP + 1;
   CHECK(skip_on_small_stack(&j));
   CHECK(j.rc == 1 && j.offset == DEEP + 1);
-  j.n = DEEP;   /* the innermost value missing */
+  j.n = DEEP;   /* the innermost value missing: {nil: } claims 2 values in 1 byte */
   CHECK(skip_on_small_stack(&j));
-  CHECK(j.rc == 0 && j.err.code == SP_E_TRUNCATED && j.err.offset == DEEP);
+  CHECK(j.rc == 0 && j.err.code == SP_E_LIMIT && j.err.offset == DEEP - 2);
+  j.n = DEEP - 1;   /* the innermost key missing as well */
+  CHECK(skip_on_small_stack(&j));
+  CHECK(j.rc == 0 && j.err.code == SP_E_LIMIT && j.err.offset == DEEP - 2);
   free(deep);
 }
 
@@ -2367,6 +2555,10 @@ int main(void) {
   SP_RUN(reading_a_str_where_an_int_is_is_type_error_at_its_offset);
   SP_RUN(errors_are_sticky_first_error_and_offset_stay);
   SP_RUN(failed_header_reads_leave_outputs_unchanged);
+  SP_RUN(inline_reads_agree_with_their_slow_paths_on_every_first_byte);
+  SP_RUN(a_failed_reader_fails_every_inline_read_and_stores_nothing);
+  SP_RUN(span_at_decoders_and_advance_walk_a_segment);
+  SP_RUN(fail_at_records_the_given_offset_once);
   SP_RUN(messages_read_back_typed_and_skip_consumes_exactly_all_bytes);
   SP_RUN(every_truncation_point_fails_with_truncated_or_limit_never_a_crash);
   SP_RUN(big_bodies_truncated_near_every_token_and_through_the_bodies);
@@ -2385,9 +2577,9 @@ int main(void) {
   SP_RUN(map_of_2_pow_31_entries_is_limit_counting_two_per_entry_in_64_bits);
   SP_RUN(headers_need_their_count_or_length_in_bytes_left);
   SP_RUN(str_bin_ext_lengths_beyond_the_input_are_limit);
-  SP_RUN(skip_over_oversized_headers_is_truncation_not_a_hang);
+  SP_RUN(skip_over_oversized_headers_is_limit_at_the_header_like_typed_reads);
   SP_RUN(skip_of_10_million_nested_arrays_needs_no_recursion);
-  SP_RUN(skip_of_10_million_nested_arrays_without_the_last_byte_is_truncated);
+  SP_RUN(skip_of_10_million_nested_arrays_without_the_last_byte_is_limit_at_the_last);
   SP_RUN(skip_of_5_million_nested_maps_needs_no_recursion);
   SP_RUN(enter_fails_with_depth_at_501_by_default);
   SP_RUN(decoder_over_10_million_deep_input_stops_at_depth_501);

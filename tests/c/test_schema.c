@@ -563,6 +563,87 @@ static void decode_errors_carry_the_offset_and_the_member_path(void) {
   check_decode_error(&all_schema, "\x81\xA1" "b\x01", 4, SP_E_TYPE, 3, ".b");
 }
 
+/* ---- the decode budget ------------------------------------------------------------------ */
+
+/* A struct whose memory is big while its encoding is one byte ({}). */
+typedef struct bulky { uint8_t pad[4096]; int32_t x; } bulky;
+static const sp_field bulky_fields[] = { SP_MEMBER(bulky, x, SP_F_I32) };
+static sp_schema bulky_schema = SP_SCHEMA(bulky, bulky_fields, 0);
+
+typedef struct bulkies { sp_array_field a, b; } bulkies;
+static const sp_field bulkies_fields[] = {
+  SP_MEMBER(bulkies, a, SP_F_STRUCT, .schema = &bulky_schema, .flags = SP_FIELD_ARRAY),
+  SP_MEMBER(bulkies, b, SP_F_STRUCT, .schema = &bulky_schema, .flags = SP_FIELD_ARRAY),
+};
+static sp_schema bulkies_schema = SP_SCHEMA(bulkies, bulkies_fields, 0);
+
+/* {"a": [n x {}]} (and "b" after it when nb > 0); *len gets the size. */
+static uint8_t *bulky_message(uint32_t na, uint32_t nb, size_t *len) {
+  uint8_t *m = malloc(20 + (size_t)na + nb), *p = m;
+  const uint32_t counts[2] = {na, nb};
+  *p++ = nb ? 0x82 : 0x81;
+  for (int f = 0; f < (nb ? 2 : 1); f++) {
+    *p++ = 0xa1; *p++ = (uint8_t)('a' + f);
+    *p++ = 0xdd;
+    for (int k = 3; k >= 0; k--) *p++ = (uint8_t)(counts[f] >> (8 * k));
+    memset(p, 0x80, counts[f]);
+    p += counts[f];
+  }
+  *len = (size_t)(p - m);
+  return m;
+}
+
+/* n {} elements need n x 4,100 bytes of structs from n bytes: 100,000 of
+** them (410 MB) are refused at the array header, before any allocation --
+** the reader's check (n <= bytes left) passes, the budget (64 per input
+** byte + 1 MiB) does not. */
+static void an_array_of_big_structs_from_one_byte_each_is_refused_before_allocating(void) {
+  size_t len;
+  uint8_t *m = bulky_message(100000, 0, &len);
+  bulkies out;
+  sp_error err;
+  sp_alloc_stats a;
+  int64_t live = sp_alloc_live_bytes();
+  memset(&out, 0, sizeof out);
+  sp_schema_resolve(&bulkies_schema, NULL);
+  sp_alloc_stats_reset();
+  CHECK(sp_schema_decode(&bulkies_schema, m, len, &out, 0, &err) == SP_E_LIMIT);
+  sp_alloc_stats_get(&a);
+  CHECK(err.offset == 3 && strcmp(err.path, ".a") == 0);
+  CHECK(a.alloc_bytes == 0 && out.a.ptr == NULL);
+  sp_schema_release(&bulkies_schema, &out);
+  sp_schema_forget(&bulkies_schema);
+  sp_schema_forget(&bulky_schema);
+  CHECK(sp_alloc_live_bytes() == live);
+  free(m);
+}
+
+/* The budget is one per decode: each of two arrays fits it alone, both
+** together do not, so the second is refused at its header; an array that
+** fits decodes and what it allocated is released with the struct. */
+static void the_budget_is_cumulative_over_one_decode(void) {
+  size_t len;
+  uint32_t half = (uint32_t)(SP_DECODE_BUDGET_BASE / sizeof(bulky) * 6 / 10);
+  uint8_t *m = bulky_message(half, half, &len);
+  bulkies out;
+  sp_error err;
+  int64_t live = sp_alloc_live_bytes();
+  memset(&out, 0, sizeof out);
+  CHECK(SP_DECODE_BUDGET_PER_BYTE * len + SP_DECODE_BUDGET_BASE < 2 * (uint64_t)half * sizeof(bulky));
+  CHECK(sp_schema_decode(&bulkies_schema, m, len, &out, 0, &err) == SP_E_LIMIT);
+  CHECK(err.offset == 10 + half && strcmp(err.path, ".b") == 0);
+  CHECK(out.a.count == half && out.b.ptr == NULL);
+  sp_schema_release(&bulkies_schema, &out);
+  free(m);
+  m = bulky_message(half, 0, &len);
+  CHECK(sp_schema_decode(&bulkies_schema, m, len, &out, 0, &err) == SP_OK && out.a.count == half);
+  sp_schema_release(&bulkies_schema, &out);
+  sp_schema_forget(&bulkies_schema);
+  sp_schema_forget(&bulky_schema);
+  CHECK(sp_alloc_live_bytes() == live);
+  free(m);
+}
+
 static void recursion_is_bounded_by_the_depth_limit(void) {
   enum { DEEP = 100000 };
   uint8_t *deep = malloc(DEEP * 3 + 1);
@@ -760,7 +841,7 @@ static void segmented_input_decodes_like_contiguous(void) {
   memset(&out, 0, sizeof out);
   sp_reader_init_sequence(&r, &sp.seq);
   CHECK(sp_schema_read(&r, &all_schema, &out, 0) == SP_OK);
-  CHECK(r.remaining == 0);
+  CHECK(sp_reader_remaining(&r) == 0);
   check_all_equal(&a, &out);
   sp_schema_release(&all_schema, &out);
   /* borrowing cannot point into a body that spans segments */
@@ -1082,6 +1163,8 @@ int main(void) {
   SP_RUN(int_key_arrays_skip_gaps_and_extra_indices);
   SP_RUN(bad_tables_are_refused_at_resolve_with_a_cause);
   SP_RUN(decode_errors_carry_the_offset_and_the_member_path);
+  SP_RUN(an_array_of_big_structs_from_one_byte_each_is_refused_before_allocating);
+  SP_RUN(the_budget_is_cumulative_over_one_decode);
   SP_RUN(recursion_is_bounded_by_the_depth_limit);
   SP_RUN(a_cyclic_struct_fails_to_encode_instead_of_overflowing);
   SP_RUN(encode_errors_carry_the_member_path);

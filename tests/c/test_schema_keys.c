@@ -248,7 +248,7 @@ static void keys_straddling_segments_match_the_same(void) {
   seq.length = m.buf.len;
   sp_reader_init_sequence(&r, &seq);
   memset(&out, 0, sizeof out);
-  CHECK(sp_schema_read(&r, &keys_schema, &out, 0) == SP_OK && r.remaining == 0);
+  CHECK(sp_schema_read(&r, &keys_schema, &out, 0) == SP_OK && sp_reader_remaining(&r) == 0);
   CHECK(memcmp(&in, &out, sizeof in) == 0);
   free(segs);
   msg_free(&m);

@@ -39,7 +39,7 @@ static void decoded_tree_reencodes_to_the_same_bytes(void) {
   sp_bytes b = sample();
   sp_doc doc = {0};
   sp_value v;
-  CHECK(sp_value_decode_bytes(b.data, b.len, NULL, &doc, &v, NULL) == SP_OK);
+  CHECK(sp_value_decode(b.data, b.len, NULL, &doc, &v, NULL) == SP_OK);
   CHECK(v.kind == SP_MAP && v.as.map.n == 6);
   CHECK(v.as.map.pairs[3].as.array.items[2].kind == SP_TIMESTAMP);
   CHECK(v.as.map.pairs[3].as.array.items[2].as.ts.sec == -1);
@@ -56,8 +56,8 @@ static void borrowed_bodies_point_into_the_input(void) {
   sp_decode_options opt = {0, 1};
   sp_value v, w;
   const sp_value *tag;
-  CHECK(sp_value_decode_bytes(b.data, b.len, NULL, &copied, &v, NULL) == SP_OK);
-  CHECK(sp_value_decode_bytes(b.data, b.len, &opt, &borrowed, &w, NULL) == SP_OK);
+  CHECK(sp_value_decode(b.data, b.len, NULL, &copied, &v, NULL) == SP_OK);
+  CHECK(sp_value_decode(b.data, b.len, &opt, &borrowed, &w, NULL) == SP_OK);
   tag = &w.as.map.pairs[1].as.array.items[2];
   CHECK((const uint8_t *)tag->as.str.ptr > b.data && (const uint8_t *)tag->as.str.ptr < b.data + b.len);
   tag = &v.as.map.pairs[1].as.array.items[2];
@@ -76,7 +76,7 @@ static void ten_million_deep_nesting_stops_at_the_depth_limit(void) {
   sp_error e;
   memset(deep, 0x91, n);
   deep[n] = 0xc0;
-  CHECK(sp_value_decode_bytes(deep, n + 1, NULL, &doc, &v, &e) == SP_E_DEPTH);
+  CHECK(sp_value_decode(deep, n + 1, NULL, &doc, &v, &e) == SP_E_DEPTH);
   CHECK(e.offset == 500 && v.kind == SP_NIL);
   sp_doc_free(&doc);
   free(deep);
@@ -90,12 +90,80 @@ static void huge_array_claim_allocates_nothing(void) {
   sp_error e;
   sp_alloc_stats a;
   sp_alloc_stats_reset();
-  CHECK(sp_value_decode_bytes(huge, sizeof huge, NULL, &doc, &v, &e) == SP_E_LIMIT);
+  CHECK(sp_value_decode(huge, sizeof huge, NULL, &doc, &v, &e) == SP_E_LIMIT);
   CHECK(e.offset == 0);
-  CHECK(sp_value_decode_bytes(huge_map, sizeof huge_map, NULL, &doc, &v, &e) == SP_E_LIMIT);
+  CHECK(sp_value_decode(huge_map, sizeof huge_map, NULL, &doc, &v, &e) == SP_E_LIMIT);
   sp_alloc_stats_get(&a);
   CHECK(a.alloc_calls == 0);
   sp_doc_free(&doc);
+}
+
+/* Bytes the calling thread allocated during a decode of len bytes at p. */
+static uint64_t decode_allocates(const uint8_t *p, size_t len, int borrow, sp_code *code,
+                                 sp_error *e) {
+  sp_doc doc = {0};
+  sp_decode_options opt = {0, borrow};
+  sp_value v;
+  sp_alloc_stats a;
+  sp_alloc_stats_reset();
+  *code = sp_value_decode(p, len, &opt, &doc, &v, e);
+  sp_alloc_stats_get(&a);
+  sp_doc_free(&doc);
+  return a.alloc_bytes;
+}
+
+/* array32 headers one after another, each claiming every byte left after
+** it (the reader's own check passes at every level), nils after them.
+** Without the budget, each of the 500 levels the depth limit allows would
+** allocate 24 bytes per input byte; with it the second header is refused. */
+static void nested_headers_claiming_every_byte_left_are_refused_at_the_second(void) {
+  const size_t len = 64 * 1024;
+  uint8_t *in = malloc(len);
+  sp_error e;
+  sp_code code;
+  uint64_t bytes;
+  memset(in, 0xc0, len);
+  for (size_t at = 0; at + 5 <= 5 * 400; at += 5) {
+    uint32_t claim = (uint32_t)(len - at - 5);
+    in[at] = 0xdd;
+    in[at + 1] = (uint8_t)(claim >> 24); in[at + 2] = (uint8_t)(claim >> 16);
+    in[at + 3] = (uint8_t)(claim >> 8); in[at + 4] = (uint8_t)claim;
+  }
+  bytes = decode_allocates(in, len, 0, &code, &e);
+  CHECK(code == SP_E_LIMIT && e.offset == 5);
+  CHECK(bytes <= 64 * len + 16384);          /* the multiple sp_value_decode.c states */
+  CHECK(bytes >= 24 * (len - 5));            /* the first level was within the budget */
+  free(in);
+}
+
+/* The densest valid messages -- every byte a value -- stay inside the
+** budget (valid input never runs out of it) and inside the stated
+** multiple of their size, copied or borrowed. */
+static void densest_valid_trees_fit_the_budget_and_the_stated_multiple(void) {
+  const size_t n = 20000;
+  uint8_t *in = malloc(5 + 2 * n);
+  for (int shape = 0; shape < 4; shape++) {
+    size_t len = 5;
+    uint32_t items = (uint32_t)n;   /* [n of them] */
+    for (size_t i = 0; i < n; i++) {
+      if (shape == 0) in[len++] = 0xa0;                                  /* "" */
+      else if (shape == 1) { in[len++] = 0xa1; in[len++] = 'x'; }         /* "x" */
+      else if (shape == 2) in[len++] = 0x90;                             /* [] */
+      else in[len++] = 0x01;                                             /* 1 */
+    }
+    in[0] = 0xdd;
+    in[1] = (uint8_t)(items >> 24); in[2] = (uint8_t)(items >> 16);
+    in[3] = (uint8_t)(items >> 8); in[4] = (uint8_t)items;
+    for (int borrow = 0; borrow < 2; borrow++) {
+      sp_error e;
+      sp_code code;
+      uint64_t bytes = decode_allocates(in, len, borrow, &code, &e);
+      if (!CHECK(code == SP_OK && bytes <= 64 * len + 16384))
+        fprintf(stderr, "      shape %d, borrow %d: %s, %llu bytes for %zu\n", shape, borrow,
+                sp_code_name(code), (unsigned long long)bytes, len);
+    }
+  }
+  free(in);
 }
 
 static void every_truncation_fails_cleanly(void) {
@@ -107,7 +175,7 @@ static void every_truncation_fails_cleanly(void) {
     sp_error e;
     uint8_t *cut = malloc(len ? len : 1);     /* exact size: ASan sees any over-read */
     memcpy(cut, b.data, len);
-    sp_code code = sp_value_decode_bytes(cut, len, NULL, &doc, &v, &e);
+    sp_code code = sp_value_decode(cut, len, NULL, &doc, &v, &e);
     CHECK(code == SP_E_TRUNCATED || code == SP_E_LIMIT);
     CHECK(e.offset <= len);
     sp_doc_free(&doc);
@@ -124,9 +192,9 @@ static void c1_and_trailing_bytes_are_invalid(void) {
   sp_doc doc = {0};
   sp_value v;
   sp_error e;
-  CHECK(sp_value_decode_bytes(c1, 3, NULL, &doc, &v, &e) == SP_E_INVALID && e.offset == 2);
-  CHECK(sp_value_decode_bytes(trailing, 2, NULL, &doc, &v, &e) == SP_E_INVALID && e.offset == 1);
-  CHECK(sp_value_decode_bytes(bad_ts, 8, NULL, &doc, &v, &e) == SP_E_INVALID && e.offset == 0);
+  CHECK(sp_value_decode(c1, 3, NULL, &doc, &v, &e) == SP_E_INVALID && e.offset == 2);
+  CHECK(sp_value_decode(trailing, 2, NULL, &doc, &v, &e) == SP_E_INVALID && e.offset == 1);
+  CHECK(sp_value_decode(bad_ts, 8, NULL, &doc, &v, &e) == SP_E_INVALID && e.offset == 0);
   sp_doc_free(&doc);
 }
 
@@ -148,7 +216,7 @@ static void failing_allocations_report_nomem_and_leak_nothing(void) {
     sp_doc doc = {0};
     sp_value v;
     countdown = n;
-    if (sp_value_decode_bytes(b.data, b.len, NULL, &doc, &v, NULL) == SP_E_NOMEM) nomem++;
+    if (sp_value_decode(b.data, b.len, NULL, &doc, &v, NULL) == SP_E_NOMEM) nomem++;
     countdown = -1;
     sp_doc_free(&doc);
   }
@@ -176,7 +244,7 @@ static void segmented_input_decodes_like_contiguous(void) {
   seq.nsegs = nsegs;
   seq.length = b.len;
   sp_reader_init_sequence(&r, &seq);
-  CHECK(sp_value_decode(&r, NULL, &doc, &v) == SP_OK && r.remaining == 0);
+  CHECK(sp_value_read(&r, NULL, &doc, &v) == SP_OK && sp_reader_remaining(&r) == 0);
   reencodes_to(&v, &b);
   sp_doc_free(&doc);
   free(segs);
@@ -188,11 +256,11 @@ static void a_reset_document_decodes_again_without_allocating(void) {
   sp_doc doc = {0};
   sp_value v;
   sp_alloc_stats a;
-  CHECK(sp_value_decode_bytes(b.data, b.len, NULL, &doc, &v, NULL) == SP_OK);
+  CHECK(sp_value_decode(b.data, b.len, NULL, &doc, &v, NULL) == SP_OK);
   for (int round = 0; round < 3; round++) {
     sp_doc_reset(&doc);
     sp_alloc_stats_reset();
-    CHECK(sp_value_decode_bytes(b.data, b.len, NULL, &doc, &v, NULL) == SP_OK);
+    CHECK(sp_value_decode(b.data, b.len, NULL, &doc, &v, NULL) == SP_OK);
     sp_alloc_stats_get(&a);
     CHECK(a.alloc_calls == 0);
     reencodes_to(&v, &b);
@@ -206,6 +274,8 @@ int main(void) {
   SP_RUN(borrowed_bodies_point_into_the_input);
   SP_RUN(ten_million_deep_nesting_stops_at_the_depth_limit);
   SP_RUN(huge_array_claim_allocates_nothing);
+  SP_RUN(nested_headers_claiming_every_byte_left_are_refused_at_the_second);
+  SP_RUN(densest_valid_trees_fit_the_budget_and_the_stated_multiple);
   SP_RUN(every_truncation_fails_cleanly);
   SP_RUN(c1_and_trailing_bytes_are_invalid);
   SP_RUN(failing_allocations_report_nomem_and_leak_nothing);
