@@ -294,15 +294,30 @@ static int32_t read_key(sp_reader *r, const sp_resolved *rs) {
   return sp_read_raw(r, buf, n) ? sp_keyset_find(&rs->ks, buf, n) : -2;
 }
 
+/* Field f when the next token is exactly its pre-encoded key (header and
+** name, as the encoder writes it), consumed; else -1, nothing consumed. */
+static int32_t expected_key(sp_reader *r, const sp_resolved *rs, uint32_t f) {
+  const sp_rfield *rf = &rs->fields[f];
+  size_t avail;
+  const uint8_t *p = sp_reader_span(r, &avail);
+  if (avail < rf->key_len || memcmp(p, rs->keys + rf->key_off, rf->key_len) != 0) return -1;
+  sp_reader_advance(r, rf->key_len);
+  return (int32_t)f;
+}
+
 /* String keys: each known key decodes its field (again, if it repeats: the
-** last wins); unknown keys are skipped with their values. */
+** last wins); unknown keys are skipped with their values. Keys usually come
+** in declaration order (every encoder of the schema writes them so), so the
+** field after the last one matched is tried first, as one compare of the
+** whole key token; any other key goes through the matcher. */
 static int decode_map_form(sp_reader *r, const sp_resolved *rs, uint8_t *obj, dctx *c) {
-  uint32_t n;
+  uint32_t n, next = 0;
   if (!sp_read_map_header(r, &n)) return 0;
   for (uint32_t i = 0; i < n; i++) {
-    int32_t f = read_key(r, rs);
-    if (f == -2) return 0;
+    int32_t f = next < rs->nfields ? expected_key(r, rs, next) : -1;
+    if (f < 0 && (f = read_key(r, rs)) == -2) return 0;
     if (f < 0 ? !sp_skip(r) : !decode_field(r, &rs->fields[f], obj, c)) return 0;
+    if (f >= 0) next = (uint32_t)f + 1;
   }
   return 1;
 }

@@ -255,6 +255,39 @@ static void keys_straddling_segments_match_the_same(void) {
   sp_bytes_free(&b);
 }
 
+/* The decoder first tries the field after the last one matched, comparing
+** the whole key token with its canonical encoding; any other order, or a
+** key in a wider header form than the canonical one, goes through the
+** matcher. All of them reach the same fields. */
+static void keys_in_any_order_and_header_form_reach_their_fields(void) {
+  for (int order = 0; order < 3; order++)
+    for (int wide = 0; wide < 2; wide++) {
+      msg m;
+      sp_writer *w = msg_begin(&m);
+      keyed out;
+      sp_write_map_header(w, (uint32_t)NK);
+      for (size_t j = 0; j < NK; j++) {
+        size_t i = order == 0 ? j : order == 1 ? NK - 1 - j : (j + 1) % NK;
+        uint32_t len = (uint32_t)strlen(names[i]);
+        if (wide) {                     /* str16 even for the shortest key */
+          uint8_t h[3] = {0xda, (uint8_t)(len >> 8), (uint8_t)len};
+          sp_write_raw(w, h, 3);
+          sp_write_raw(w, names[i], len);
+        } else {
+          sp_write_str(w, names[i], len);
+        }
+        sp_write_int(w, (int64_t)i * 3 + 1);
+      }
+      msg_end(&m);
+      memset(&out, 0, sizeof out);
+      CHECK(sp_schema_decode(&keys_schema, m.buf.data, m.buf.len, &out, 0, NULL) == SP_OK);
+      for (size_t i = 0; i < NK; i++)
+        if (!CHECK(out.v[i] == (int32_t)i * 3 + 1))
+          fprintf(stderr, "      order %d, wide %d: key %zu\n", order, wide, i);
+      msg_free(&m);
+    }
+}
+
 static void a_key_over_256_bytes_is_refused_at_resolve(void) {
   static char too_long[SP_MAX_KEY_LEN + 2];
   static sp_field f[1];
@@ -277,6 +310,7 @@ int main(void) {
   SP_RUN(unknown_and_non_string_keys_are_skipped_with_their_values);
   SP_RUN(a_repeated_key_keeps_the_last_value);
   SP_RUN(keys_straddling_segments_match_the_same);
+  SP_RUN(keys_in_any_order_and_header_form_reach_their_fields);
   SP_RUN(a_key_over_256_bytes_is_refused_at_resolve);
   sp_schema_forget(&keys_schema);
   sp_schema_forget(&many_schema);
