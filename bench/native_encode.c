@@ -52,16 +52,7 @@
 
 #include <msgpack.h>
 
-#ifndef SP_BENCH_PEERS
-#define SP_BENCH_PEERS 0   /* bench/CMakeLists.txt defines it when CWPack and mpack are found */
-#endif
-#ifndef SP_PEERS_DIR
-#define SP_PEERS_DIR "../shared/peers"
-#endif
-#if SP_BENCH_PEERS
-#include <cwpack.h>
-#include <mpack.h>
-#endif
+#include "bench_peers.h"
 
 #include "scratchpack.h"
 
