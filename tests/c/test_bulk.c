@@ -233,6 +233,75 @@ static void a_bad_element_inside_a_run_fails_at_its_offset(void) {
   CHECK(d[59] == 59.0);
 }
 
+/* A value of form f (0 fixint, 1 negative fixint, 2 cc, 3 cd, 4 ce, 5 d0,
+** 6 d1, 7 d2) as the writer's smallest form writes it, varied by i. */
+static int32_t in_form(int f, unsigned i) {
+  switch (f) {
+    case 0: return (int32_t)(i % 128);
+    case 1: return -1 - (int32_t)(i % 32);
+    case 2: return 128 + (int32_t)(i % 128);
+    case 3: return 256 + (int32_t)(i * 977 % 65280);
+    case 4: return 65536 + (int32_t)(i * 7919 % 2000000000);
+    case 5: return -33 - (int32_t)(i % 96);
+    case 6: return -129 - (int32_t)(i * 31 % 32000);
+    default: return -32769 - (int32_t)(i * 7919 % 2000000000);
+  }
+}
+
+/* int32 arrays are read four at a time where four share a form: runs of
+** 1 to 9 of every pair of forms, so groups start, stop and break at every
+** phase, read back exactly. */
+static void i32_runs_of_every_form_and_length_read_back(void) {
+  static int32_t v[4000], back[4000];
+  i32s a = {v, 0};
+  int bad = 0;
+  for (int f1 = 0; f1 < 8; f1++)
+    for (int f2 = 0; f2 < 8; f2++) {
+      sp_bytes b;
+      sp_reader r;
+      uint32_t n = 0;
+      size_t k = 0;
+      for (unsigned len = 1; len <= 9; len++)
+        for (unsigned j = 0; j < 2 * len + 1; j++) v[k++] = in_form(j < len ? f1 : f2, j + len);
+      a.n = k;
+      CHECK(sp_to_array(write_i32s, &a, NULL, &b, NULL) == SP_OK);
+      sp_reader_init(&r, b.data, b.len);
+      memset(back, 0, sizeof back);
+      if (!sp_read_i32_array(&r, back, 4000, &n) || n != k || memcmp(v, back, k * sizeof v[0])) {
+        if (bad++ == 0) fprintf(stderr, "      forms %d, %d: %s\n", f1, f2, sp_code_name(r.err.code));
+      }
+      sp_bytes_free(&b);
+    }
+  CHECK(bad == 0);
+}
+
+/* Forms the writer would not choose (signed forms of positive values, wide
+** forms of small ones) in runs of four read back as their values; a run
+** broken by a value too big for int32 stops the group, and that element is
+** an overflow at its offset. */
+static void non_canonical_and_broken_runs_read_back_or_fail_at_the_element(void) {
+  static const uint8_t odd[] = {0x9c,
+    0xd0, 0x05, 0xd0, 0x7f, 0xd0, 0x00, 0xd0, 0x80,                               /* 5 127 0 -128 */
+    0xd1, 0x00, 0x05, 0xd1, 0x7f, 0xff, 0xd1, 0xff, 0xff, 0xd1, 0x80, 0x00,       /* 5 32767 -1 -32768 */
+    0xcc, 0x05, 0xcd, 0x00, 0x06, 0xce, 0x00, 0x00, 0x00, 0x07, 0xd3, 0, 0, 0, 0, 0, 0, 0, 8};
+  static const int32_t want[12] = {5, 127, 0, -128, 5, 32767, -1, -32768, 5, 6, 7, 8};
+  static const uint8_t broken[] = {0x94, 0xcd, 0x01, 0x00, 0xcd, 0x01, 0x01, 0xcd, 0x01, 0x02,
+                                   0xce, 0x80, 0x00, 0x00, 0x00, 0xc0, 0xc0, 0xc0, 0xc0, 0xc0,
+                                   0xc0, 0xc0, 0xc0, 0xc0, 0xc0, 0xc0, 0xc0, 0xc0, 0xc0, 0xc0};
+  int32_t back[12];
+  uint8_t padded[sizeof odd + 40];
+  sp_reader r;
+  uint32_t n;
+  memset(padded, 0xc0, sizeof padded);        /* room for the runs: the group path is taken */
+  memcpy(padded, odd, sizeof odd);
+  sp_reader_init(&r, padded, sizeof padded);
+  CHECK(sp_read_i32_array(&r, back, 12, &n) && n == 12 && !memcmp(back, want, sizeof want));
+  memset(back, 0, sizeof back);
+  sp_reader_init(&r, broken, sizeof broken);
+  CHECK(!sp_read_i32_array(&r, back, 12, &n) && r.err.code == SP_E_OVERFLOW && r.err.offset == 10);
+  CHECK(back[0] == 256 && back[2] == 258 && back[3] == 0);
+}
+
 static void cancelled_before_a_bulk_write_writes_no_element(void) {
   static const int32_t v[4] = {1, 2, 3, 4};
   atomic_int cancel = 1;
@@ -257,6 +326,8 @@ int main(void) {
   SP_RUN(out_of_range_element_is_an_overflow_at_its_offset);
   SP_RUN(i32_arrays_split_anywhere_read_back_like_contiguous);
   SP_RUN(a_bad_element_inside_a_run_fails_at_its_offset);
+  SP_RUN(i32_runs_of_every_form_and_length_read_back);
+  SP_RUN(non_canonical_and_broken_runs_read_back_or_fail_at_the_element);
   SP_RUN(cancelled_before_a_bulk_write_writes_no_element);
   printf("int32 kernel: %s\n", sp_bulk_i32_kernel());
   sp_shutdown();
