@@ -26,6 +26,8 @@ const uint8_t sp_reader_types[256] = {
   SP_T_EXT, SP_T_STR, SP_T_STR, SP_T_STR, SP_T_ARRAY, SP_T_ARRAY, SP_T_MAP, SP_T_MAP,
   X16(SP_T_INT), X16(SP_T_INT)                                         /* e0..ff */
 };
+#undef X16
+#undef X4
 
 /* ---- segments ------------------------------------------------------------ */
 

@@ -197,6 +197,8 @@ SP_INT_READ_(sp_read_uint64, uint64_t, !neg, v)
 SP_INT_READ_(sp_read_uint32, uint32_t, !neg && v <= UINT32_MAX, (uint32_t)v)
 SP_INT_READ_(sp_read_uint16, uint16_t, !neg && v <= UINT16_MAX, (uint16_t)v)
 SP_INT_READ_(sp_read_uint8, uint8_t, !neg && v <= UINT8_MAX, (uint8_t)v)
+#undef SP_INT_READ_
+#undef SP_SIGNED_IN_
 
 /* ---- floating point --------------------------------------------------------------- */
 
