@@ -66,7 +66,7 @@ static uint32_t str_header_size(uint32_t n) { return n <= 31 ? 1 : n <= 0xff ? 2
 static void fail(sp_error *err, const sp_field *f, size_t index, const char *cause) {
   if (err == NULL) return;
   memset(err, 0, sizeof *err);
-  err->code = SP_E_MISUSE;
+  err->code = SP_E_INVALID_ARGUMENT;
   err->cause = cause;
   err->site = "sp_schema_resolve";
   if (f == NULL) return;

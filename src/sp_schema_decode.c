@@ -76,7 +76,7 @@ static int read_body(sp_reader *r, uint8_t **ptr, size_t *len, size_t *cap, uint
   if (flags & SP_DECODE_BORROW) {
     if (!sp_read_view(r, n, &view))
       return r->err.code ? 0
-           : sp_reader_fail(r, SP_E_LIMIT, "borrowed body spans segments", __func__);
+           : sp_reader_fail(r, SP_E_LENGTH_LIMIT, "borrowed body spans segments", __func__);
     if (*cap) sp_free(*ptr, *cap);
     *ptr = (uint8_t *)(uintptr_t)(n ? view : (const uint8_t *)empty);
     *len = n;
@@ -173,13 +173,13 @@ static int decode_elems(sp_reader *r, const sp_rfield *rf, uint8_t *base, uint32
 /* ---- arrays ---------------------------------------------------------------------- */
 
 /* type m[count]: up to count elements; fewer leave the rest as they are,
-** more is SP_E_LIMIT (the member cannot hold them). */
+** more is SP_E_LENGTH_LIMIT (the member cannot hold them). */
 static int decode_inline(sp_reader *r, const sp_rfield *rf, uint8_t *p, unsigned flags) {
   uint64_t at = sp_reader_offset(r);
   uint32_t n;
   if (!sp_read_array_header(r, &n)) return 0;
   if (n > rf->count) {
-    sp_reader_fail(r, SP_E_LIMIT, "array longer than its inline member", __func__);
+    sp_reader_fail(r, SP_E_LENGTH_LIMIT, "array longer than its inline member", __func__);
     r->err.offset = (size_t)at;
     return 0;
   }
@@ -204,7 +204,7 @@ static int resize(sp_reader *r, const sp_rfield *rf, sp_array_field *a, uint32_t
   }
   if (n == 0) { a->ptr = NULL; a->count = 0; return 1; }
   if (n > SIZE_MAX / es)
-    return sp_reader_fail(r, SP_E_LIMIT, "array larger than memory", __func__);
+    return sp_reader_fail(r, SP_E_LENGTH_LIMIT, "array larger than memory", __func__);
   if ((block = sp_malloc((size_t)n * es)) == NULL)
     return sp_reader_fail(r, SP_E_NOMEM, "no memory for an array member", __func__);
   if (keep) memcpy(block, a->ptr, keep * es);   /* elements move with what they own */
@@ -308,7 +308,7 @@ sp_code sp_schema_decode(sp_schema *s, const void *data, size_t len, void *obj,
   sp_reader r;
   sp_reader_init(&r, data, len);
   if (sp_schema_read(&r, s, obj, flags) == SP_OK && r.remaining > 0)
-    sp_reader_fail(&r, SP_E_INVALID, "bytes left after the value", __func__);
+    sp_reader_fail(&r, SP_E_MALFORMED, "bytes left after the value", __func__);
   if (err) *err = r.err;
   return r.err.code;
 }

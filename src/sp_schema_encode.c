@@ -66,7 +66,7 @@ static size_t put_wide_int(uint8_t *p, uint8_t type, const uint8_t *src) {
 /* The 96-bit timestamp form, whatever the value (c7 0c ff nsec sec). */
 static size_t put_wide_ts(sp_writer *w, uint8_t *p, const sp_ts_field *t) {
   if (t->nsec >= 1000000000u) {
-    sp_writer_fail(w, SP_E_VALUE, "timestamp nanoseconds >= 10^9", __func__);
+    sp_writer_fail(w, SP_E_VALUE_RANGE, "timestamp nanoseconds >= 10^9", __func__);
     return 0;
   }
   p[0] = 0xc7; p[1] = 12; p[2] = 0xff;
@@ -210,7 +210,7 @@ static int write_bulk(sp_writer *w, uint8_t type, const void *v, size_t n) {
 static int write_elems(sp_writer *w, const sp_rfield *rf, const uint8_t *base, size_t n,
                        unsigned depth) {
   if ((uint64_t)n > 0xffffffffu) {
-    sp_writer_fail(w, SP_E_LIMIT, "array longer than 2^32-1 elements", __func__);
+    sp_writer_fail(w, SP_E_LENGTH_LIMIT, "array longer than 2^32-1 elements", __func__);
     return 0;
   }
   if (!rf->fixed_width && write_bulk(w, rf->type, base, n)) return w->err.code == SP_OK;
@@ -236,7 +236,7 @@ static int write_field(sp_writer *w, const sp_rfield *rf, const uint8_t *src, un
   if (rf->shape == SHAPE_ONE) return write_elem(w, rf, src, depth);
   if (rf->shape == SHAPE_INLINE) return write_elems(w, rf, src, rf->count, depth);
   if (a->ptr == NULL && a->count > 0) {
-    sp_writer_fail(w, SP_E_MISUSE, "array member with count > 0 and no elements", __func__);
+    sp_writer_fail(w, SP_E_INVALID_ARGUMENT, "array member with count > 0 and no elements", __func__);
     return 0;
   }
   return write_elems(w, rf, a->ptr, a->count, depth);
@@ -245,7 +245,7 @@ static int write_field(sp_writer *w, const sp_rfield *rf, const uint8_t *src, un
 /* Header, then each field (after its pre-encoded key), nil in the gaps. */
 static int encode_struct(sp_writer *w, const sp_resolved *rs, const uint8_t *obj, unsigned depth) {
   if (depth > SP_DEPTH_DEFAULT) {
-    sp_writer_fail(w, SP_E_LIMIT, "structs nest deeper than 500 (a cycle?)", __func__);
+    sp_writer_fail(w, SP_E_LENGTH_LIMIT, "structs nest deeper than 500 (a cycle?)", __func__);
     return 0;
   }
   if (sp_writer_stopped(w)) return 0;

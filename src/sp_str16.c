@@ -72,7 +72,7 @@ static void write_guessed(sp_writer *w, const uint16_t *u, size_t n) {
 static void write_counted(sp_writer *w, const uint16_t *u, size_t n) {
   uint64_t bytes = utf8_length(u, n);
   if (bytes > 0xffffffffu) {
-    sp_writer_fail(w, SP_E_LIMIT, "str longer than 2^32-1 bytes", __func__);
+    sp_writer_fail(w, SP_E_LENGTH_LIMIT, "str longer than 2^32-1 bytes", __func__);
     return;
   }
   sp_write_str_header(w, (uint32_t)bytes);

@@ -35,7 +35,7 @@ void sp_write_f64_array(sp_writer *w, const double *v, size_t n);
 #include "sp_reader.h"
 
 /* Reads an array header and its elements straight into dst, which holds
-** 'cap' elements; *n gets the count. More elements than cap is SP_E_LIMIT
+** 'cap' elements; *n gets the count. More elements than cap is SP_E_LENGTH_LIMIT
 ** (nothing read past the header); an element of another type or out of the
 ** element type's range fails with the reader's error and offset. Floats
 ** accept any number (as sp_read_double does). */

@@ -11,17 +11,17 @@
 typedef enum sp_code {
   SP_OK = 0,
   SP_E_NOMEM,          /* the allocation hook returned NULL */
-  SP_E_MISUSE,         /* API used against its contract (bad argument, wrong-size return) */
+  SP_E_INVALID_ARGUMENT,         /* API used against its contract (bad argument, wrong-size return) */
   SP_E_CANCELLED,      /* the caller's cancel flag was set; never wrapped into another code */
-  SP_E_LIMIT,          /* a length does not fit the format (e.g. > 2^32-1) */
-  SP_E_VALUE,          /* a value the format cannot carry (bad timestamp, unknown value kind) */
-  SP_E_OUTPUT,         /* the caller's buffer writer gave no or too small a span */
+  SP_E_LENGTH_LIMIT,          /* a length does not fit the format (e.g. > 2^32-1) */
+  SP_E_VALUE_RANGE,          /* a value the format cannot carry (bad timestamp, unknown value kind) */
+  SP_E_BUFFER_TOO_SMALL,         /* the caller's buffer writer gave no or too small a span */
   SP_E_SINK,           /* the to_stream sink reported failure; 'inner' holds its code */
   SP_E_CALLBACK,       /* a user formatter failed; 'inner' holds its code */
   SP_E_TRUNCATED,      /* decoding: input ended inside a token */
-  SP_E_INVALID,        /* decoding: 0xc1 or another malformed byte */
+  SP_E_MALFORMED,        /* decoding: 0xc1 or another malformed byte */
   SP_E_TYPE,           /* decoding: a different type than asked for */
-  SP_E_DEPTH,          /* decoding: nesting deeper than the limit */
+  SP_E_DEPTH_LIMIT,          /* decoding: nesting deeper than the limit */
   SP_E_OVERFLOW        /* decoding: a value does not fit the narrower target */
 } sp_code;
 

@@ -159,7 +159,7 @@ typedef struct sp_schema {
 /* ---- resolution ---------------------------------------------------------- */
 
 /* Resolves the schema (and the inline schemas it contains) now instead of
-** at first use. Returns SP_OK, or SP_E_MISUSE with the reason in err->cause
+** at first use. Returns SP_OK, or SP_E_INVALID_ARGUMENT with the reason in err->cause
 ** (mixed integer and string keys, a duplicate key, a member outside the
 ** struct, a struct field without schema, ...) and the field in err->path.
 ** Nothing is cached on failure. Allocates the resolved form once. */
@@ -206,7 +206,7 @@ sp_code sp_schema_to_output(const sp_output *out, sp_schema *s, const void *obj,
 /* Decode flags. */
 #define SP_DECODE_BORROW 0x1u    /* str/bin fields point into the input (cap 0) instead of
                                     being copied; the input must outlive them. A body that
-                                    spans segments of a sequence fails with SP_E_LIMIT. */
+                                    spans segments of a sequence fails with SP_E_LENGTH_LIMIT. */
 
 /* Decodes one value from 'r' into the struct at 'obj', which must hold a
 ** valid state: zero-filled, the caller's values, or a previous decode.
@@ -235,7 +235,7 @@ sp_code sp_schema_to_output(const sp_output *out, sp_schema *s, const void *obj,
 sp_code sp_schema_read(sp_reader *r, sp_schema *s, void *obj, unsigned flags);
 
 /* Decodes one value from len bytes at data (sp_schema_read over a fresh
-** reader); bytes left after the value are SP_E_INVALID. *err (if not NULL)
+** reader); bytes left after the value are SP_E_MALFORMED. *err (if not NULL)
 ** gets the error. */
 sp_code sp_schema_decode(sp_schema *s, const void *data, size_t len, void *obj,
                          unsigned flags, sp_error *err);

@@ -241,7 +241,7 @@ static inline void sp_write_raw(sp_writer *w, const void *src, size_t n) {
 }
 
 /* A str of 'len' UTF-8 bytes (not checked for validity). len > 2^32-1 is
-** SP_E_LIMIT. */
+** SP_E_LENGTH_LIMIT. */
 static inline void sp_write_str(sp_writer *w, const char *utf8, size_t len) {
   size_t room = (size_t)(w->end - w->cur);
   if (room > len && room - len >= 5) {
@@ -269,7 +269,7 @@ void sp_write_ext_header(sp_writer *w, int8_t type, uint32_t len);
 void sp_write_ext(sp_writer *w, int8_t type, const void *data, size_t len);
 
 /* Timestamp ext -1 in its smallest form: 32-bit (sec in [0, 2^32), nsec 0),
-** 64-bit (sec in [0, 2^34)), else 96-bit. nsec >= 10^9 is SP_E_VALUE. */
+** 64-bit (sec in [0, 2^34)), else 96-bit. nsec >= 10^9 is SP_E_VALUE_RANGE. */
 void sp_write_timestamp(sp_writer *w, int64_t sec, uint32_t nsec);
 
 #endif

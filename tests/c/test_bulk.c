@@ -91,7 +91,7 @@ static void i32_array_reads_back_into_a_caller_array(void) {
   CHECK(sp_read_i32_array(&r, back, 30000, &n) && n == 30000 && r.remaining == 0);
   CHECK(memcmp(v, back, sizeof v) == 0);
   sp_reader_init(&r, b.data, b.len);
-  CHECK(!sp_read_i32_array(&r, back, 29999, &n) && r.err.code == SP_E_LIMIT);
+  CHECK(!sp_read_i32_array(&r, back, 29999, &n) && r.err.code == SP_E_LENGTH_LIMIT);
   sp_bytes_free(&b);
 }
 

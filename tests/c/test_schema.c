@@ -436,13 +436,13 @@ static void check_misuse(sp_schema *s, const char *cause, const char *path) {
   two obj = {0, 0};
   sp_bytes b;
   int64_t live = sp_alloc_live_bytes();
-  CHECK(sp_schema_resolve(s, &err) == SP_E_MISUSE);
+  CHECK(sp_schema_resolve(s, &err) == SP_E_INVALID_ARGUMENT);
   CHECK(err.cause != NULL && strcmp(err.cause, cause) == 0);
   CHECK(strcmp(err.path, path) == 0);
   if (err.cause && strcmp(err.cause, cause) != 0) fprintf(stderr, "    cause: %s\n", err.cause);
   if (strcmp(err.path, path) != 0) fprintf(stderr, "    path: %s\n", err.path);
-  CHECK(sp_schema_to_array(s, &obj, NULL, &b, &err) == SP_E_MISUSE && b.data == NULL);
-  CHECK(sp_schema_decode(s, "\x90", 1, &obj, 0, &err) == SP_E_MISUSE);
+  CHECK(sp_schema_to_array(s, &obj, NULL, &b, &err) == SP_E_INVALID_ARGUMENT && b.data == NULL);
+  CHECK(sp_schema_decode(s, "\x90", 1, &obj, 0, &err) == SP_E_INVALID_ARGUMENT);
   CHECK(sp_schema_fixed_size(s) == 0);
   CHECK(sp_alloc_live_bytes() == live);       /* nothing cached, nothing held */
 }
@@ -545,20 +545,20 @@ static void decode_errors_carry_the_offset_and_the_member_path(void) {
   /* an int-key schema handed a map */
   check_decode_error(&gappy_schema, "\x80", 1, SP_E_TYPE, 0, "");
   /* the unused code 0xc1 as a value */
-  check_decode_error(&gappy_schema, "\x91\xC1", 2, SP_E_INVALID, 1, ".a");
+  check_decode_error(&gappy_schema, "\x91\xC1", 2, SP_E_MALFORMED, 1, ".a");
   /* 0xc1 inside a skipped value */
-  check_decode_error(&gappy_schema, "\x92\x01\x91\xC1", 4, SP_E_INVALID, 3, "");
+  check_decode_error(&gappy_schema, "\x92\x01\x91\xC1", 4, SP_E_MALFORMED, 3, "");
   /* trailing bytes */
-  check_decode_error(&gappy_schema, "\x91\x01\x01", 3, SP_E_INVALID, 2, "");
+  check_decode_error(&gappy_schema, "\x91\x01\x01", 3, SP_E_MALFORMED, 2, "");
   /* {"kids": [{"id": 1}, {"name": 5}]}: the path names the element */
   check_decode_error(&all_schema, "\x81\xA4kids\x92\x81\xA2id\x01\x81\xA4name\x05", 19,
                      SP_E_TYPE, 18, ".kids[1].name");
   /* inline array longer than its member */
-  check_decode_error(&all_schema, "\x81\xA5three\x94\x01\x02\x03\x04", 12, SP_E_LIMIT, 7, ".three");
+  check_decode_error(&all_schema, "\x81\xA5three\x94\x01\x02\x03\x04", 12, SP_E_LENGTH_LIMIT, 7, ".three");
   /* bad timestamp length, as a member */
-  check_decode_error(&all_schema, "\x81\xA2ts\xD5\xFF\x00\x00", 8, SP_E_INVALID, 4, ".ts");
+  check_decode_error(&all_schema, "\x81\xA2ts\xD5\xFF\x00\x00", 8, SP_E_MALFORMED, 4, ".ts");
   /* an array header claiming 2^32-1 elements in a short input allocates nothing */
-  check_decode_error(&all_schema, "\x81\xA4ints\xDD\xFF\xFF\xFF\xFF", 11, SP_E_LIMIT, 6, ".ints");
+  check_decode_error(&all_schema, "\x81\xA4ints\xDD\xFF\xFF\xFF\xFF", 11, SP_E_LENGTH_LIMIT, 6, ".ints");
   /* bool member given an int */
   check_decode_error(&all_schema, "\x81\xA1" "b\x01", 4, SP_E_TYPE, 3, ".b");
 }
@@ -573,12 +573,12 @@ static void recursion_is_bounded_by_the_depth_limit(void) {
   deep[n++] = 0x01;
   memset(&root, 0, sizeof root);
   sp_reader_init(&r, deep, n);
-  CHECK(sp_schema_read(&r, &node_schema, &root, 0) == SP_E_DEPTH);
+  CHECK(sp_schema_read(&r, &node_schema, &root, 0) == SP_E_DEPTH_LIMIT);
   sp_schema_release(&node_schema, &root);
   /* a shallower limit, set on the reader */
   sp_reader_init(&r, deep, 3 * 4 + 1);
   r.max_depth = 4;
-  CHECK(sp_schema_read(&r, &node_schema, &root, 0) == SP_E_DEPTH);
+  CHECK(sp_schema_read(&r, &node_schema, &root, 0) == SP_E_DEPTH_LIMIT);
   sp_schema_release(&node_schema, &root);
   free(deep);
 }
@@ -589,7 +589,7 @@ static void a_cyclic_struct_fails_to_encode_instead_of_overflowing(void) {
   sp_error err;
   loop.v = 1;
   loop.kids = (sp_array_field)SP_ARRAY_OF(&loop, 1);     /* contains itself */
-  CHECK(sp_schema_to_array(&node_schema, &loop, NULL, &b, &err) == SP_E_LIMIT);
+  CHECK(sp_schema_to_array(&node_schema, &loop, NULL, &b, &err) == SP_E_LENGTH_LIMIT);
   CHECK(b.data == NULL && b.len == 0);
   sp_thread_cleanup();
 }
@@ -601,12 +601,12 @@ static void encode_errors_carry_the_member_path(void) {
   kid bad[2] = {{1, SP_STR_LIT("ok")}, {2, {NULL, 0, 0}}};
   all_fill(&a);
   a.ts.nsec = 1000000000u;
-  CHECK(sp_schema_to_array(&all_schema, &a, NULL, &b, &err) == SP_E_VALUE);
+  CHECK(sp_schema_to_array(&all_schema, &a, NULL, &b, &err) == SP_E_VALUE_RANGE);
   CHECK(strcmp(err.path, ".ts") == 0);
   all_fill(&a);
   a.kids = (sp_array_field)SP_ARRAY_OF(bad, 2);
   a.ints.ptr = NULL;                                     /* count 6, no elements */
-  CHECK(sp_schema_to_array(&all_schema, &a, NULL, &b, &err) == SP_E_MISUSE);
+  CHECK(sp_schema_to_array(&all_schema, &a, NULL, &b, &err) == SP_E_INVALID_ARGUMENT);
   CHECK(strcmp(err.path, ".ints") == 0);
   sp_thread_cleanup();
 }
@@ -624,11 +624,11 @@ static void check_every_truncation(sp_schema *s, const uint8_t *bytes, size_t le
     sp_code c;
     memset(obj, 0, size);
     c = sp_schema_decode(s, bytes, cut, obj, 0, &err);
-    if ((c != SP_E_TRUNCATED && c != SP_E_LIMIT) || err.offset > cut) bad++;
+    if ((c != SP_E_TRUNCATED && c != SP_E_LENGTH_LIMIT) || err.offset > cut) bad++;
     sp_schema_release(s, obj);
     CHECK(sp_schema_decode(s, bytes, len, obj, 0, NULL) == SP_OK);
     c = sp_schema_decode(s, bytes, cut, obj, 0, &err);
-    if (c != SP_E_TRUNCATED && c != SP_E_LIMIT) bad++;
+    if (c != SP_E_TRUNCATED && c != SP_E_LENGTH_LIMIT) bad++;
     sp_schema_release(s, obj);
     if (sp_alloc_live_bytes() != live) bad++;
   }
@@ -766,7 +766,7 @@ static void segmented_input_decodes_like_contiguous(void) {
   /* borrowing cannot point into a body that spans segments */
   memset(&out, 0, sizeof out);
   sp_reader_init_sequence(&r, &sp.seq);
-  CHECK(sp_schema_read(&r, &all_schema, &out, SP_DECODE_BORROW) == SP_E_LIMIT);
+  CHECK(sp_schema_read(&r, &all_schema, &out, SP_DECODE_BORROW) == SP_E_LENGTH_LIMIT);
   sp_schema_release(&all_schema, &out);
   /* truncated sequences fail as contiguous ones do */
   for (size_t cut = 0; cut < b.len; cut += 7) {
@@ -776,7 +776,7 @@ static void segmented_input_decodes_like_contiguous(void) {
     memset(&out, 0, sizeof out);
     sp_reader_init_sequence(&r, &sp.seq);
     c = sp_schema_read(&r, &all_schema, &out, 0);
-    CHECK(c == SP_E_TRUNCATED || c == SP_E_LIMIT);
+    CHECK(c == SP_E_TRUNCATED || c == SP_E_LENGTH_LIMIT);
     sp_schema_release(&all_schema, &out);
   }
   free(sp.segs);
