@@ -308,7 +308,7 @@ sp_code sp_schema_decode(sp_schema *s, const void *data, size_t len, void *obj,
   sp_reader r;
   sp_reader_init(&r, data, len);
   if (sp_schema_read(&r, s, obj, flags) == SP_OK && r.remaining > 0)
-    sp_reader_fail(&r, SP_E_MALFORMED, "bytes left after the value", __func__);
+    sp_reader_fail(&r, SP_E_TRAILING_BYTES, "bytes left after the value", __func__);
   if (err) *err = r.err;
   return r.err.code;
 }

@@ -245,7 +245,7 @@ static int write_field(sp_writer *w, const sp_rfield *rf, const uint8_t *src, un
 /* Header, then each field (after its pre-encoded key), nil in the gaps. */
 static int encode_struct(sp_writer *w, const sp_resolved *rs, const uint8_t *obj, unsigned depth) {
   if (depth > SP_DEPTH_DEFAULT) {
-    sp_writer_fail(w, SP_E_LENGTH_LIMIT, "structs nest deeper than 500 (a cycle?)", __func__);
+    sp_writer_fail(w, SP_E_DEPTH_LIMIT, "structs nest deeper than 500 (a cycle?)", __func__);
     return 0;
   }
   if (sp_writer_stopped(w)) return 0;

@@ -56,7 +56,7 @@ static void write_custom(sp_writer *w, const sp_value *v) {
 
 static void write_value(sp_writer *w, const sp_value *v, unsigned depth) {
   if (depth > SP_VALUE_MAX_DEPTH) {
-    sp_writer_fail(w, SP_E_LENGTH_LIMIT, "values nested deeper than 500 (a cycle?)", __func__);
+    sp_writer_fail(w, SP_E_DEPTH_LIMIT, "values nested deeper than 500 (a cycle?)", __func__);
     return;
   }
   switch (v->kind) {

@@ -235,7 +235,7 @@ sp_code sp_schema_to_output(const sp_output *out, sp_schema *s, const void *obj,
 sp_code sp_schema_read(sp_reader *r, sp_schema *s, void *obj, unsigned flags);
 
 /* Decodes one value from len bytes at data (sp_schema_read over a fresh
-** reader); bytes left after the value are SP_E_MALFORMED. *err (if not NULL)
+** reader); bytes left after the value are SP_E_TRAILING_BYTES. *err (if not NULL)
 ** gets the error. */
 sp_code sp_schema_decode(sp_schema *s, const void *data, size_t len, void *obj,
                          unsigned flags, sp_error *err);

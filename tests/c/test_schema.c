@@ -549,7 +549,7 @@ static void decode_errors_carry_the_offset_and_the_member_path(void) {
   /* 0xc1 inside a skipped value */
   check_decode_error(&gappy_schema, "\x92\x01\x91\xC1", 4, SP_E_MALFORMED, 3, "");
   /* trailing bytes */
-  check_decode_error(&gappy_schema, "\x91\x01\x01", 3, SP_E_MALFORMED, 2, "");
+  check_decode_error(&gappy_schema, "\x91\x01\x01", 3, SP_E_TRAILING_BYTES, 2, "");
   /* {"kids": [{"id": 1}, {"name": 5}]}: the path names the element */
   check_decode_error(&all_schema, "\x81\xA4kids\x92\x81\xA2id\x01\x81\xA4name\x05", 19,
                      SP_E_TYPE, 18, ".kids[1].name");
@@ -589,7 +589,7 @@ static void a_cyclic_struct_fails_to_encode_instead_of_overflowing(void) {
   sp_error err;
   loop.v = 1;
   loop.kids = (sp_array_field)SP_ARRAY_OF(&loop, 1);     /* contains itself */
-  CHECK(sp_schema_to_array(&node_schema, &loop, NULL, &b, &err) == SP_E_LENGTH_LIMIT);
+  CHECK(sp_schema_to_array(&node_schema, &loop, NULL, &b, &err) == SP_E_DEPTH_LIMIT);
   CHECK(b.data == NULL && b.len == 0);
   sp_thread_cleanup();
 }

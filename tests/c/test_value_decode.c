@@ -125,7 +125,7 @@ static void c1_and_trailing_bytes_are_invalid(void) {
   sp_value v;
   sp_error e;
   CHECK(sp_value_decode_bytes(c1, 3, NULL, &doc, &v, &e) == SP_E_MALFORMED && e.offset == 2);
-  CHECK(sp_value_decode_bytes(trailing, 2, NULL, &doc, &v, &e) == SP_E_MALFORMED && e.offset == 1);
+  CHECK(sp_value_decode_bytes(trailing, 2, NULL, &doc, &v, &e) == SP_E_TRAILING_BYTES && e.offset == 1);
   CHECK(sp_value_decode_bytes(bad_ts, 8, NULL, &doc, &v, &e) == SP_E_MALFORMED && e.offset == 0);
   sp_doc_free(&doc);
 }
