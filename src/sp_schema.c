@@ -25,29 +25,25 @@
 /* ---- element sizes ------------------------------------------------------- */
 
 size_t sp_schema_elem_size(const sp_field *f) {
+  int kind = sp_ftype_kind(f->type);
+  if (kind >= 0) return sp_num_kind_size((sp_num_kind)kind);
   switch (f->type) {
-    case SP_F_I8: case SP_F_U8: return 1;
-    case SP_F_I16: case SP_F_U16: return 2;
-    case SP_F_I32: case SP_F_U32: case SP_F_FLOAT: return 4;
-    case SP_F_I64: case SP_F_U64: case SP_F_DOUBLE: return 8;
     case SP_F_BOOL: return sizeof(bool);
     case SP_F_STR: return sizeof(sp_str_field);
     case SP_F_BIN: return sizeof(sp_bin_field);
     case SP_F_TIMESTAMP: return sizeof(sp_ts_field);
     case SP_F_STRUCT: return f->schema ? f->schema->size : 0;
+    default: return 0;
   }
-  return 0;
 }
 
-/* Encoded bytes of one element when they never depend on the value. */
+/* Encoded bytes of one element when they never depend on the value: a
+** number in its full-width form is its type byte and its memory bytes. */
 static uint64_t elem_fixed(const sp_field *f, int fixed_width, uint64_t nested_fixed) {
+  int kind = sp_ftype_kind(f->type);
+  if (kind >= 0)
+    return fixed_width || !sp_ftype_is_int(f->type) ? 1 + sp_num_kind_size((sp_num_kind)kind) : 0;
   switch (f->type) {
-    case SP_F_I8: case SP_F_U8: return fixed_width ? 2 : 0;
-    case SP_F_I16: case SP_F_U16: return fixed_width ? 3 : 0;
-    case SP_F_I32: case SP_F_U32: return fixed_width ? 5 : 0;
-    case SP_F_I64: case SP_F_U64: return fixed_width ? 9 : 0;
-    case SP_F_FLOAT: return 5;
-    case SP_F_DOUBLE: return 9;
     case SP_F_BOOL: return 1;
     case SP_F_TIMESTAMP: return fixed_width ? 15 : 0;   /* c7 0c ff nsec32 sec64 */
     case SP_F_STRUCT: return nested_fixed;

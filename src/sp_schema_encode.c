@@ -18,7 +18,6 @@
 #include <string.h>
 
 #include "sp_alloc.h"
-#include "sp_bulk.h"
 #include "sp_schema_internal.h"
 
 /* ---- errors ---------------------------------------------------------------- */
@@ -161,7 +160,7 @@ static void write_bin(sp_writer *w, const sp_bin_field *b) {
 /* One element in its smallest form (or fixed width when asked). */
 static int write_elem(sp_writer *w, const sp_rfield *rf, const uint8_t *src, unsigned depth) {
   const sp_ts_field *t = (const sp_ts_field *)(const void *)src;
-  if (rf->fixed_width && (rf->type <= SP_F_U64 || rf->type == SP_F_TIMESTAMP)) {
+  if (rf->fixed_width && (sp_ftype_is_int(rf->type) || rf->type == SP_F_TIMESTAMP)) {
     write_wide(w, rf, src);
     return w->err.code == SP_OK;
   }
@@ -188,24 +187,6 @@ static int write_elem(sp_writer *w, const sp_rfield *rf, const uint8_t *src, uns
   return w->err.code == SP_OK;
 }
 
-/* Numeric arrays in smallest forms go to the bulk writers (header
-** included). Returns 0 when the type has none. */
-static int write_bulk(sp_writer *w, uint8_t type, const void *v, size_t n) {
-  switch (type) {
-    case SP_F_I8: sp_write_i8_array(w, v, n); return 1;
-    case SP_F_I16: sp_write_i16_array(w, v, n); return 1;
-    case SP_F_I32: sp_write_i32_array(w, v, n); return 1;
-    case SP_F_I64: sp_write_i64_array(w, v, n); return 1;
-    case SP_F_U8: sp_write_u8_array(w, v, n); return 1;
-    case SP_F_U16: sp_write_u16_array(w, v, n); return 1;
-    case SP_F_U32: sp_write_u32_array(w, v, n); return 1;
-    case SP_F_U64: sp_write_u64_array(w, v, n); return 1;
-    case SP_F_FLOAT: sp_write_f32_array(w, v, n); return 1;
-    case SP_F_DOUBLE: sp_write_f64_array(w, v, n); return 1;
-    default: return 0;
-  }
-}
-
 /* An array of n elements at 'base'. */
 static int write_elems(sp_writer *w, const sp_rfield *rf, const uint8_t *base, size_t n,
                        unsigned depth) {
@@ -213,7 +194,10 @@ static int write_elems(sp_writer *w, const sp_rfield *rf, const uint8_t *base, s
     sp_writer_fail(w, SP_E_LENGTH_LIMIT, "array longer than 2^32-1 elements", __func__);
     return 0;
   }
-  if (!rf->fixed_width && write_bulk(w, rf->type, base, n)) return w->err.code == SP_OK;
+  if (!rf->fixed_width && sp_ftype_kind(rf->type) >= 0) {      /* the bulk writer, header included */
+    sp_write_numeric_array(w, (sp_num_kind)sp_ftype_kind(rf->type), base, n);
+    return w->err.code == SP_OK;
+  }
   sp_write_array_header(w, (uint32_t)n);
   for (size_t i = 0; i < n; i++) {
     if (sp_writer_stopped(w)) return 0;

@@ -74,6 +74,16 @@ static inline const sp_resolved *sp_schema_get(sp_schema *s, sp_error *err) {
   return rs ? rs : sp_schema_get_slow(s, err);
 }
 
+/* The numeric kind of a field type (sp_bulk.h), or -1 when it is no number. */
+static inline int sp_ftype_kind(unsigned type) {
+  return type >= SP_F_I8 && type <= SP_F_I8 + SP_NUM_KINDS - 1 ? (int)(type - SP_F_I8) : -1;
+}
+
+/* Whether a field type is an integer (fixed-width encodings apply to it). */
+static inline int sp_ftype_is_int(unsigned type) {
+  return sp_ftype_kind(type) >= 0 && type != SP_F_FLOAT && type != SP_F_DOUBLE;
+}
+
 /* Bytes one element of the field's type takes in memory (0 for no type). */
 size_t sp_schema_elem_size(const sp_field *f);
 

@@ -41,6 +41,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "sp_bulk.h"
 #include "sp_error.h"
 #include "sp_output.h"
 #include "sp_reader.h"
@@ -90,13 +91,18 @@ typedef struct sp_array_field {
 
 /* ---- descriptors --------------------------------------------------------- */
 
-/* The element type of a field. Integer fields are the C types of that
-** width; SP_F_BOOL is C 'bool'; SP_F_STRUCT is an inline struct described
-** by the field's 'schema'. Zero is no type, so a zero entry is an error. */
+/* The element type of a field. The numeric types are the numeric kinds of
+** sp_bulk.h plus one (zero is no type, so a zero entry is an error), and
+** arrays of them go through the same bulk writers. Integer fields are the C
+** types of that width; SP_F_BOOL is C 'bool'; SP_F_STRUCT is an inline
+** struct described by the field's 'schema'. */
 typedef enum sp_ftype {
-  SP_F_I8 = 1, SP_F_I16, SP_F_I32, SP_F_I64,
-  SP_F_U8, SP_F_U16, SP_F_U32, SP_F_U64,
-  SP_F_FLOAT, SP_F_DOUBLE, SP_F_BOOL,
+  SP_F_I8 = 1 + SP_NUM_I8, SP_F_U8 = 1 + SP_NUM_U8,
+  SP_F_I16 = 1 + SP_NUM_I16, SP_F_U16 = 1 + SP_NUM_U16,
+  SP_F_I32 = 1 + SP_NUM_I32, SP_F_U32 = 1 + SP_NUM_U32,
+  SP_F_FLOAT = 1 + SP_NUM_F32, SP_F_DOUBLE = 1 + SP_NUM_F64,
+  SP_F_I64 = 1 + SP_NUM_I64, SP_F_U64 = 1 + SP_NUM_U64,
+  SP_F_BOOL = 1 + SP_NUM_KINDS,
   SP_F_STR,          /* sp_str_field */
   SP_F_BIN,          /* sp_bin_field */
   SP_F_TIMESTAMP,    /* sp_ts_field */
