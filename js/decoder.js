@@ -97,7 +97,7 @@ function read(depth) {
   if (c >= 0xe0) return c - 256;
   switch (c) {
     case 0xc0: return null;
-    case 0xc1: throw decodeError(codes.INVALID_CODE, at, '0xc1 is never used in MessagePack');
+    case 0xc1: throw decodeError(codes.MALFORMED, at, '0xc1 is never used in MessagePack');
     case 0xc2: return false;
     case 0xc3: return true;
     case 0xc4: return readBin(len8(at, 'a bin 8 header'), at);
@@ -245,9 +245,9 @@ function readTimestamp(p, n, at) {
     nsec = d.getUint32(p);
     sec = Number(d.getBigInt64(p + 4));
   } else {
-    throw decodeError(codes.INVALID_CODE, at, `a timestamp (ext -1) of ${n} bytes; it must have 4, 8 or 12`);
+    throw decodeError(codes.MALFORMED, at, `a timestamp (ext -1) of ${n} bytes; it must have 4, 8 or 12`);
   }
-  if (nsec >= 1e9) throw decodeError(codes.INVALID_CODE, at, `a timestamp with ${nsec} nanoseconds (must be under 10^9)`);
+  if (nsec >= 1e9) throw decodeError(codes.MALFORMED, at, `a timestamp with ${nsec} nanoseconds (must be under 10^9)`);
   return new Date(sec * 1000 + Math.floor(nsec / 1e6));
 }
 

@@ -1,10 +1,16 @@
 // index.d.ts -- hand-written declarations for the scratchpack package.
 
-/** Every code a {@link ScratchpackError} can carry. */
+/**
+ * Every code a {@link ScratchpackError} can carry. The C core names the same
+ * errors `SP_E_` + the code (`SP_E_TRUNCATED`); SINK, CALLBACK, TYPE and
+ * OVERFLOW arise only in C, UNSUPPORTED_TYPE, CYCLE, CLOSED and INTERNAL
+ * only in JS.
+ */
 export type ScratchpackErrorCode =
-  | 'TRUNCATED' | 'INVALID_CODE' | 'DEPTH_LIMIT' | 'LENGTH_LIMIT' | 'TRAILING_BYTES'
-  | 'UNSUPPORTED_TYPE' | 'CYCLE' | 'VALUE_RANGE' | 'BUFFER_TOO_SMALL' | 'CANCELLED'
-  | 'NOMEM' | 'CLOSED' | 'INVALID_ARGUMENT' | 'INTERNAL';
+  | 'NOMEM' | 'INVALID_ARGUMENT' | 'CANCELLED' | 'LENGTH_LIMIT' | 'VALUE_RANGE'
+  | 'BUFFER_TOO_SMALL' | 'SINK' | 'CALLBACK' | 'TRUNCATED' | 'MALFORMED' | 'TYPE'
+  | 'DEPTH_LIMIT' | 'OVERFLOW' | 'TRAILING_BYTES'
+  | 'UNSUPPORTED_TYPE' | 'CYCLE' | 'CLOSED' | 'INTERNAL';
 
 /**
  * The codes as constants.
