@@ -54,8 +54,6 @@ static uint64_t elem_fixed(const sp_field *f, int fixed_width, uint64_t nested_f
 /* Bytes of an array or map header for n entries. */
 static uint32_t header_size(uint64_t n) { return n <= 15 ? 1 : n <= 0xffff ? 3 : 5; }
 
-static uint32_t str_header_size(uint32_t n) { return n <= 31 ? 1 : n <= 0xff ? 2 : 3; }
-
 /* ---- validation ---------------------------------------------------------- */
 
 /* A resolve failure: MISUSE with a static cause and the field in the path. */
@@ -210,7 +208,7 @@ static uint32_t key_bytes(const sp_schema *s) {
   uint32_t n = 0;
   for (size_t i = 0; i < s->nfields; i++) {
     uint32_t len = (uint32_t)strlen(s->fields[i].name);
-    n += str_header_size(len) + len;
+    n += (uint32_t)sp_str_header_size(len) + len;
   }
   return n;
 }

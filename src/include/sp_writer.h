@@ -218,12 +218,22 @@ static inline void sp_write_map_header(sp_writer *w, uint32_t n) {
   if (p) w->cur = p + sp_put_header(p, n, 0x80, 15, 0xde);
 }
 
-/* str header: fixstr, d9, da, db. */
+/* Bytes of the str header for n bytes: fixstr 1, str 8 2, str 16 3, str 32 5.
+** The one copy of this rule in C (js/writer.js's strHeaderSize is JS's). */
+static inline size_t sp_str_header_size(uint32_t n) {
+  return n <= 31 ? 1 : n <= 0xff ? 2 : n <= 0xffff ? 3 : 5;
+}
+
+/* str header: fixstr, d9, da, db. Returns its size. */
 static inline size_t sp_put_str_header(uint8_t *p, uint32_t n) {
-  if (n <= 31) { p[0] = (uint8_t)(0xa0 | n); return 1; }
-  if (n <= 0xff) { p[0] = 0xd9; p[1] = (uint8_t)n; return 2; }
-  if (n <= 0xffff) { p[0] = 0xda; sp_store16(p + 1, (uint16_t)n); return 3; }
-  p[0] = 0xdb; sp_store32(p + 1, n); return 5;
+  size_t size = sp_str_header_size(n);
+  switch (size) {
+    case 1: p[0] = (uint8_t)(0xa0 | n); break;
+    case 2: p[0] = 0xd9; p[1] = (uint8_t)n; break;
+    case 3: p[0] = 0xda; sp_store16(p + 1, (uint16_t)n); break;
+    default: p[0] = 0xdb; sp_store32(p + 1, n); break;
+  }
+  return size;
 }
 
 /* Out-of-line forms (sp_writer.c). */

@@ -1,12 +1,14 @@
 // One vocabulary for C and JS: the JS tables that name C's numbers -- the
 // error codes and the numeric kinds -- read from the C headers themselves,
-// and the README's error table lists exactly the codes there are.
+// the README's error table lists exactly the codes there are, and the one
+// str-header rule the page shares is the one the writer writes by.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 
 import { cCodes, codeFromC, codes } from '../../js/errors.js';
 import { KIND } from '../../js/typed.js';
+import { encodeWith, strHeaderSize } from '../../js/writer.js';
 
 const read = (path) => readFileSync(new URL(`../../${path}`, import.meta.url), 'utf8');
 
@@ -53,5 +55,18 @@ test("the README's error table lists every code once, with its C name where C ha
     const [c, js] = [r[3], r[4]].map((cell) => cell.replace(/`/g, ''));
     assert.equal(c, cCodes.includes(code) ? `SP_E_${code}` : '—', `the C column of ${code}`);
     assert.ok(js === code || (js === '—' && cCodes.includes(code)), `the JS column of ${code}`);
+  }
+});
+
+test('strHeaderSize is the size of the header the writer writes, at every boundary', () => {
+  for (const n of [0, 1, 31, 32, 255, 256, 65535, 65536]) {
+    for (const s of ['a'.repeat(n), 'é'.repeat(Math.ceil(n / 2)), '한'.repeat(Math.ceil(n / 3))]) {
+      const len = Buffer.byteLength(s);
+      const u8 = new Uint8Array(3 * len + 16);    // the worst case a str may ask for
+      const sink = { u8, dv: new DataView(u8.buffer), pos: 0, end: u8.length, fixed: true,
+        more() { throw new Error('the span was big enough'); } };
+      encodeWith(sink, s, 500);
+      assert.equal(sink.pos - len, strHeaderSize(len), `a str of ${len} bytes`);
+    }
   }
 });
