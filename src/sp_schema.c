@@ -2,7 +2,8 @@
 ** sp_schema.c -- resolving a schema once, caching it, releasing structs.
 ** Owns: validation of descriptor tables, the resolved block (pre-encoded
 ** header and keys, integer-key slots, fixed sizes), its lock-free
-** publication, and sp_schema_release. Must not touch: encoding or decoding
+** publication, resolve failures inside an encode or decode (and the field
+** path every schema error carries), and sp_schema_release. Must not touch: encoding or decoding
 ** of values (sp_schema_encode.c, sp_schema_decode.c) or key matching
 ** internals (sp_schema_keys.c).
 **
@@ -63,9 +64,7 @@ static void fail(sp_error *err, const sp_field *f, size_t index, const char *cau
   err->code = SP_E_INVALID_ARGUMENT;
   err->cause = cause;
   err->site = "sp_schema_resolve";
-  if (f == NULL) return;
-  if (f->name) sp_error_path_key(err, f->name, strlen(f->name));
-  else sp_error_path_index(err, index);
+  if (f != NULL) sp_schema_path_field(err, f, index);
 }
 
 static size_t member_size(const sp_field *f, size_t esize) {
@@ -142,11 +141,7 @@ static int fill_fields(sp_resolved *rs, const sp_schema *s, sp_error *err, unsig
     rf->name_len = f->name ? (uint32_t)strlen(f->name) : 0;
     if (f->type == SP_F_STRUCT && rf->shape != SHAPE_ARRAY) {   /* arrays resolve lazily */
       const sp_resolved *in = get_at(f->schema, err, depth + 1);
-      if (in == NULL) {                   /* the inner error, with this field in front */
-        if (err && f->name) sp_error_path_key(err, f->name, rf->name_len);
-        else if (err) sp_error_path_index(err, i);
-        return 0;
-      }
+      if (in == NULL) return err ? sp_schema_path_field(err, f, i) : 0;   /* this field in front */
       nested = in->fixed_size;
     }
     ef = elem_fixed(f, rf->fixed_width, nested);
@@ -305,6 +300,35 @@ size_t sp_schema_fixed_size(sp_schema *s) {
 void sp_schema_forget(sp_schema *s) {
   sp_resolved *rs = atomic_exchange_explicit(&s->resolved, NULL, memory_order_acq_rel);
   if (rs != NULL) sp_free(rs, rs->alloc_size);
+}
+
+/* ---- failures of a walk ------------------------------------------------------ */
+
+int sp_schema_path_field(sp_error *err, const sp_field *f, size_t index) {
+  if (f->name) sp_error_path_key(err, f->name, strlen(f->name));
+  else sp_error_path_index(err, index);
+  return 0;
+}
+
+/* The writer and reader record the code, cause and site with their offset;
+** the path comes from the resolve failure. A walk that has failed already
+** keeps its first error. */
+const sp_resolved *sp_schema_get_writing(sp_writer *w, sp_schema *s) {
+  sp_error e;
+  const sp_resolved *rs = sp_schema_get(s, &e);
+  if (rs || w->err.code != SP_OK) return rs;
+  sp_writer_fail(w, e.code, e.cause, e.site);
+  memcpy(w->err.path, e.path, sizeof e.path);
+  return NULL;
+}
+
+const sp_resolved *sp_schema_get_reading(sp_reader *r, sp_schema *s) {
+  sp_error e;
+  const sp_resolved *rs = sp_schema_get(s, &e);
+  if (rs || r->err.code != SP_OK) return rs;
+  sp_reader_fail(r, e.code, e.cause, e.site);
+  memcpy(r->err.path, e.path, sizeof e.path);
+  return NULL;
 }
 
 /* ---- release --------------------------------------------------------------- */

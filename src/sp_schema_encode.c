@@ -20,30 +20,6 @@
 #include "sp_alloc.h"
 #include "sp_schema_internal.h"
 
-/* ---- errors ---------------------------------------------------------------- */
-
-/* Copies a resolve failure into the writer (its code, cause and path). */
-static int fail_resolve(sp_writer *w, const sp_error *e) {
-  if (w->err.code != SP_OK) return 0;
-  sp_writer_fail(w, e->code, e->cause, e->site);
-  memcpy(w->err.path, e->path, sizeof w->err.path);
-  return 0;
-}
-
-/* Puts the field in front of the error path: ".name", or "[key]". */
-static int field_path(sp_writer *w, const sp_rfield *rf) {
-  if (rf->f->name) sp_error_path_key(&w->err, rf->f->name, rf->name_len);
-  else sp_error_path_index(&w->err, rf->f->key - 1);
-  return 0;
-}
-
-static const sp_resolved *nested(sp_writer *w, const sp_rfield *rf) {
-  sp_error e;
-  const sp_resolved *rs = sp_schema_get(rf->f->schema, &e);
-  if (rs == NULL) fail_resolve(w, &e);
-  return rs;
-}
-
 /* ---- fixed-width values --------------------------------------------------- */
 
 #define LOAD(type, src) (*(const type *)(const void *)(src))
@@ -90,7 +66,7 @@ static uint8_t *put_elem(sp_writer *w, const sp_rfield *rf, const uint8_t *src, 
       n = put_wide_ts(w, p, (const sp_ts_field *)(const void *)src);
       return n ? p + n : NULL;
     case SP_F_STRUCT: {
-      const sp_resolved *in = nested(w, rf);
+      const sp_resolved *in = sp_schema_get_writing(w, rf->f->schema);
       return in ? put_struct(w, in, src, p) : NULL;
     }
     default: return p + put_wide_int(p, rf->type, src);
@@ -118,7 +94,7 @@ static uint8_t *put_struct(sp_writer *w, const sp_resolved *rs, const uint8_t *o
     rf = &rs->fields[rs->int_keys ? (uint32_t)rs->slot[i] : i];
     memcpy(p, rs->keys + rf->key_off, rf->key_len);   /* key_len is 0 for integer keys */
     if ((p = put_field(w, rf, obj + rf->f->offset, p + rf->key_len)) == NULL) {
-      field_path(w, rf);
+      sp_schema_path(&w->err, rf);
       return NULL;
     }
   }
@@ -180,7 +156,7 @@ static int write_elem(sp_writer *w, const sp_rfield *rf, const uint8_t *src, uns
     case SP_F_BIN: write_bin(w, (const sp_bin_field *)(const void *)src); break;
     case SP_F_TIMESTAMP: sp_write_timestamp(w, t->sec, t->nsec); break;
     default: {
-      const sp_resolved *in = nested(w, rf);
+      const sp_resolved *in = sp_schema_get_writing(w, rf->f->schema);
       return in && encode_struct(w, in, src, depth + 1);
     }
   }
@@ -241,7 +217,7 @@ static int encode_struct(sp_writer *w, const sp_resolved *rs, const uint8_t *obj
     if (rs->int_keys && rs->slot[i] < 0) { sp_write_nil(w); continue; }
     rf = &rs->fields[rs->int_keys ? (uint32_t)rs->slot[i] : i];
     if (rf->key_len) sp_write_raw(w, rs->keys + rf->key_off, rf->key_len);
-    if (!write_field(w, rf, obj + rf->f->offset, depth)) return field_path(w, rf);
+    if (!write_field(w, rf, obj + rf->f->offset, depth)) return sp_schema_path(&w->err, rf);
   }
   return w->err.code == SP_OK;
 }
@@ -250,10 +226,8 @@ static int encode_struct(sp_writer *w, const sp_resolved *rs, const uint8_t *obj
 
 int sp_schema_format(sp_writer *w, const void *value) {
   const sp_schema_obj *o = value;
-  sp_error e;
-  const sp_resolved *rs = sp_schema_get(o->schema, &e);
-  if (rs == NULL) fail_resolve(w, &e);
-  else encode_struct(w, rs, o->obj, 0);
+  const sp_resolved *rs = sp_schema_get_writing(w, o->schema);
+  if (rs != NULL) encode_struct(w, rs, o->obj, 0);
   return (int)w->err.code;
 }
 

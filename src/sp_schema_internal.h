@@ -1,7 +1,8 @@
 /*
 ** sp_schema_internal.h -- the resolved form of a schema, shared by the
 ** schema files (resolve, keys, encode, decode, release).
-** Owns: sp_resolved, sp_rfield, sp_keyset and the cross-file helpers.
+** Owns: sp_resolved, sp_rfield, sp_keyset and the cross-file helpers (type
+** kinds, error paths, resolving inside a walk).
 ** Must not touch: anything outside the schema files.
 **
 ** A resolved schema is one sp_malloc'd block: the header struct, then the
@@ -83,6 +84,24 @@ static inline int sp_ftype_kind(unsigned type) {
 static inline int sp_ftype_is_int(unsigned type) {
   return sp_ftype_kind(type) >= 0 && type != SP_F_FLOAT && type != SP_F_DOUBLE;
 }
+
+/* ---- failures of a walk (sp_schema.c) ----------------------------------- */
+
+/* Puts field f in front of err's path: ".name", or "[index]" for a field
+** without a name. Returns 0, so that a failing step can return it. */
+int sp_schema_path_field(sp_error *err, const sp_field *f, size_t index);
+
+/* The same for a field met while encoding or decoding: "[key]" without a name. */
+static inline int sp_schema_path(sp_error *err, const sp_rfield *rf) {
+  return sp_schema_path_field(err, rf->f, rf->f->key - 1);
+}
+
+/* The resolved form of s (the entry's schema or a struct field's) for an
+** encode on w / a decode on r. NULL when s does not resolve: the failure
+** (code, cause, site and the path to the bad field) becomes the walk's
+** first error, at the walk's offset. */
+const sp_resolved *sp_schema_get_writing(sp_writer *w, sp_schema *s);
+const sp_resolved *sp_schema_get_reading(sp_reader *r, sp_schema *s);
 
 /* Bytes one element of the field's type takes in memory (0 for no type). */
 size_t sp_schema_elem_size(const sp_field *f);

@@ -573,6 +573,34 @@ static void bad_tables_are_refused_at_resolve_with_a_cause(void) {
   check_misuse(&null_inner, "struct field without a schema", ".t");
 }
 
+/* An array of structs resolves its element schema on first use, inside the
+** walk: a bad one fails the encode or decode there, with the resolve error's
+** cause, the walk's offset and the whole path. */
+typedef struct holds_bad { sp_array_field kids; } holds_bad;
+
+static sp_schema bad_elem_schema = SP_SCHEMA(two, dup_int_fields, 0);
+static const sp_field holds_bad_fields[] = {
+  SP_MEMBER(holds_bad, kids, SP_F_STRUCT, .schema = &bad_elem_schema, .flags = SP_FIELD_ARRAY),
+};
+static sp_schema holds_bad_schema = SP_SCHEMA(holds_bad, holds_bad_fields, 0);
+
+static void a_bad_element_schema_fails_the_walk_where_it_is_met(void) {
+  two elems[1] = {{1, 2}};
+  holds_bad h = {SP_ARRAY_OF(elems, 1)}, back;
+  sp_bytes b;
+  sp_error err;
+  memset(&back, 0, sizeof back);
+  CHECK(sp_schema_to_array(&holds_bad_schema, &h, NULL, &b, &err) == SP_E_INVALID_ARGUMENT);
+  CHECK(b.data == NULL && strcmp(err.cause, "duplicate integer key") == 0);
+  CHECK(strcmp(err.path, ".kids[0].b") == 0 && err.offset == 7);    /* after 81 a4 "kids" 91 */
+  CHECK(sp_schema_decode(&holds_bad_schema, "\x81\xA4kids\x91\x90", 8, &back, 0, &err) ==
+        SP_E_INVALID_ARGUMENT);
+  CHECK(strcmp(err.cause, "duplicate integer key") == 0);
+  CHECK(strcmp(err.path, ".kids[0].b") == 0 && err.offset == 7);
+  sp_schema_release(&holds_bad_schema, &back);
+  sp_thread_cleanup();
+}
+
 /* ---- decode errors ---------------------------------------------------------------------- */
 
 static void check_decode_error(sp_schema *s, const void *bytes, size_t len, sp_code code,
@@ -1136,6 +1164,7 @@ int main(void) {
   SP_RUN(decodes_what_the_writer_builds);
   SP_RUN(int_key_arrays_skip_gaps_and_extra_indices);
   SP_RUN(bad_tables_are_refused_at_resolve_with_a_cause);
+  SP_RUN(a_bad_element_schema_fails_the_walk_where_it_is_met);
   SP_RUN(decode_errors_carry_the_offset_and_the_member_path);
   SP_RUN(recursion_is_bounded_by_the_depth_limit);
   SP_RUN(a_cyclic_struct_fails_to_encode_instead_of_overflowing);
