@@ -310,24 +310,16 @@ int sp_schema_path_field(sp_error *err, const sp_field *f, size_t index) {
   return 0;
 }
 
-/* The writer and reader record the code, cause and site with their offset;
-** the path comes from the resolve failure. A walk that has failed already
-** keeps its first error. */
-const sp_resolved *sp_schema_get_writing(sp_writer *w, sp_schema *s) {
-  sp_error e;
+/* The writer or reader records the code, cause and site at its own offset
+** (and stops); the path comes from the resolve failure. A walk that has
+** failed already keeps its first error. */
+const sp_resolved *sp_schema_get_walking(sp_writer *w, sp_reader *r, sp_schema *s) {
+  sp_error e, *walk = w ? &w->err : &r->err;
   const sp_resolved *rs = sp_schema_get(s, &e);
-  if (rs || w->err.code != SP_OK) return rs;
-  sp_writer_fail(w, e.code, e.cause, e.site);
-  memcpy(w->err.path, e.path, sizeof e.path);
-  return NULL;
-}
-
-const sp_resolved *sp_schema_get_reading(sp_reader *r, sp_schema *s) {
-  sp_error e;
-  const sp_resolved *rs = sp_schema_get(s, &e);
-  if (rs || r->err.code != SP_OK) return rs;
-  sp_reader_fail(r, e.code, e.cause, e.site);
-  memcpy(r->err.path, e.path, sizeof e.path);
+  if (rs || walk->code != SP_OK) return rs;
+  if (w) sp_writer_fail(w, e.code, e.cause, e.site);
+  else sp_reader_fail(r, e.code, e.cause, e.site);
+  memcpy(walk->path, e.path, sizeof e.path);
   return NULL;
 }
 

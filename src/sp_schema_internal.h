@@ -97,11 +97,17 @@ static inline int sp_schema_path(sp_error *err, const sp_rfield *rf) {
 }
 
 /* The resolved form of s (the entry's schema or a struct field's) for an
-** encode on w / a decode on r. NULL when s does not resolve: the failure
-** (code, cause, site and the path to the bad field) becomes the walk's
-** first error, at the walk's offset. */
-const sp_resolved *sp_schema_get_writing(sp_writer *w, sp_schema *s);
-const sp_resolved *sp_schema_get_reading(sp_reader *r, sp_schema *s);
+** encode on w or a decode on r (the other one NULL). NULL when s does not
+** resolve: the failure (code, cause, site and the path to the bad field)
+** becomes the walk's first error, at the walk's offset. */
+const sp_resolved *sp_schema_get_walking(sp_writer *w, sp_reader *r, sp_schema *s);
+
+static inline const sp_resolved *sp_schema_get_writing(sp_writer *w, sp_schema *s) {
+  return sp_schema_get_walking(w, NULL, s);
+}
+static inline const sp_resolved *sp_schema_get_reading(sp_reader *r, sp_schema *s) {
+  return sp_schema_get_walking(NULL, r, s);
+}
 
 /* Bytes one element of the field's type takes in memory (0 for no type). */
 size_t sp_schema_elem_size(const sp_field *f);
