@@ -181,9 +181,10 @@ test('a truncated input stops at the token that ends too soon: TRUNCATED at its 
 });
 
 test('invalid input (0xc1, trailing bytes, nesting past the limit) stops with the decoder\'s code and offset', () => {
-  const c1 = run(['inspect'], bytesOf(0x92, 0x01, 0xc1));
+  const bad = bytesOf(0x92, 0x01, 0xc1);
+  const c1 = run(['inspect'], bad);
   assert.equal(c1.status, 1);
-  assert.match(c1.stderr, /^error INVALID_CODE at byte 2 \(0x2\): 0xc1 is never used in MessagePack\n$/);
+  assert.equal(c1.stderr, `error ${errorOf(() => decode(bad)).code} at byte 2 (0x2): 0xc1 is never used in MessagePack\n`);
 
   const trailing = run(['inspect'], bytesOf(small, 0x01));
   assert.equal(trailing.status, 1);
