@@ -41,7 +41,7 @@
 ** number of calls, but not from two threads at once. Its contents between
 ** calls mean nothing: each call starts afresh. */
 typedef struct sp_lz4_state {
-  uint32_t table[1u << SP_LZ4_HASH_LOG];   /* input offsets by hash of 4 bytes */
+  uint32_t table[1u << SP_LZ4_HASH_LOG];   /* input offsets by hash of 5 bytes */
 } sp_lz4_state;
 
 /* Worst-case compressed size of n bytes: n + n/255 + 16 (all literals, one
