@@ -29,6 +29,9 @@ else
   [ "${CI:-}" = true ] && exit 1
 fi
 failed=()
+# libFuzzer targets (tests/fuzz), a short run each; tests/fuzz/run.sh 600 for a long one.
+echo "== fuzz: tests/fuzz/run.sh ${SP_FUZZ_SECONDS:-15} (seconds per target)"
+timeout 600 bash tests/fuzz/run.sh "${SP_FUZZ_SECONDS:-15}" || failed+=(fuzz)
 echo "== WASI: C tests on wasm32-wasi"
 bash tests/build-wasi.sh || true
 timeout 600 node --no-warnings tests/wasi/run.mjs || failed+=(wasi)
