@@ -84,15 +84,16 @@ static void copy_match(uint8_t *op, size_t off, size_t len, const uint8_t *oend)
   while (op < end) *op++ = *m++;
 }
 
-/* The sequences of [ip, iend) into [ostart, oend). The fast path takes a
-** sequence of fewer than 15 literals and a match shorter than 19 bytes with
-** an offset of 8 or more, far from both ends, in three wild copies. */
+/* The sequences of [ip, iend) into [ostart, oend). Far from both ends,
+** fewer than 15 literals take one wild 16-byte copy, and a match 16-byte
+** chunks (offset 16 or more) or three 8-byte ones (offset 8..15, shorter
+** than 19 bytes); the rest goes through the careful paths. */
 static sp_code decode(const uint8_t *ip, const uint8_t *const iend, uint8_t *const ostart,
                       const uint8_t *const oend, size_t *out_len) {
   uint8_t *op = ostart;
   for (;;) {
     unsigned token;
-    size_t nlit, off, mlen;
+    size_t nlit, off, mlen, room;
     if (ip == iend) return SP_E_TRUNCATED;
     token = *ip++;
     nlit = token >> 4;
@@ -110,7 +111,19 @@ static sp_code decode(const uint8_t *ip, const uint8_t *const iend, uint8_t *con
     ip += 2;
     if (off - 1 >= (size_t)(op - ostart)) return SP_E_INVALID;   /* 0, or before the start */
     mlen = (token & 15) + LZ4_MIN_MATCH;
-    if (mlen < LZ4_NIBBLE_MORE + LZ4_MIN_MATCH && off >= 8 && (size_t)(oend - op) >= 24) {
+    if (mlen == LZ4_NIBBLE_MORE + LZ4_MIN_MATCH) {
+      sp_code rc = read_more(&ip, iend, &mlen, (size_t)(oend - op));
+      if (rc != SP_OK) return rc;
+    }
+    room = (size_t)(oend - op);
+    if (off >= 16 && mlen <= room && room - mlen >= 16) {   /* 16-byte chunks, no overlap */
+      const uint8_t *m = op - off;
+      uint8_t *end = op + mlen;
+      do { lz4_copy16(op, m); op += 16; m += 16; } while (op < end);
+      op = end;
+      continue;
+    }
+    if (off >= 8 && mlen < LZ4_NIBBLE_MORE + LZ4_MIN_MATCH && room >= 24) {
       const uint8_t *m = op - off;
       lz4_copy8(op, m);
       lz4_copy8(op + 8, m + 8);
@@ -118,11 +131,7 @@ static sp_code decode(const uint8_t *ip, const uint8_t *const iend, uint8_t *con
       op += mlen;
       continue;
     }
-    if (mlen == LZ4_NIBBLE_MORE + LZ4_MIN_MATCH) {
-      sp_code rc = read_more(&ip, iend, &mlen, (size_t)(oend - op));
-      if (rc != SP_OK) return rc;
-    }
-    if (mlen > (size_t)(oend - op)) return SP_E_LIMIT;
+    if (mlen > room) return SP_E_LIMIT;
     copy_match(op, off, mlen, oend);
     op += mlen;
   }
