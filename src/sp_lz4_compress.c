@@ -135,25 +135,43 @@ static uint8_t *put_last(uint8_t *op, const uint8_t *lit, size_t nlit) {
   return op + nlit;
 }
 
+/* The table has two forms in the same 16 KiB: inputs of at most 64 KiB keep
+** 16-bit offsets in twice the slots (fewer collisions, better matches: most
+** messages are small), larger ones 32-bit offsets. 'small' is a constant at
+** each call of compress_block, which is always inlined, so each form gets
+** its own copy of the loop with no test inside. */
+#define SMALL_INPUT 65536
+#define ALWAYS_INLINE inline __attribute__((always_inline))
+
+static ALWAYS_INLINE uint32_t slot_get(const sp_lz4_state *st, int small, uint32_t h) {
+  return small ? st->table.u16[h] : st->table.u32[h];
+}
+
+static ALWAYS_INLINE void slot_set(sp_lz4_state *st, int small, uint32_t h, size_t pos) {
+  if (small) st->table.u16[h] = (uint16_t)pos;
+  else st->table.u32[h] = (uint32_t)pos;
+}
+
 /* Bits of table used for n bytes of input: about 2n slots, at most the
 ** whole table, so a small input clears a small table. */
-static unsigned table_log(size_t n) {
-  unsigned log = 8;
-  while (log < SP_LZ4_HASH_LOG && ((size_t)1 << log) < 2 * n) log++;
+static unsigned table_log(size_t n, int small) {
+  unsigned log = 8, max = small ? SP_LZ4_HASH_LOG + 1 : SP_LZ4_HASH_LOG;
+  while (log < max && ((size_t)1 << log) < 2 * n) log++;
   return log;
 }
 
 /* Looks for a match from *pip on; returns the candidate (and moves *pip to
 ** the position it matches) or NULL when the cursor passes 'last'. */
-static inline const uint8_t *find_match(const uint8_t **pip, const uint8_t *src,
-                                        const uint8_t *last, uint32_t *table, unsigned shift) {
+static ALWAYS_INLINE const uint8_t *find_match(const uint8_t **pip, const uint8_t *src,
+                                               const uint8_t *last, sp_lz4_state *st,
+                                               int small, unsigned shift) {
   const uint8_t *ip = *pip;
   uint32_t tries = 1u << SKIP_TRIGGER;
   for (;;) {
     uint32_t h = hash5(ip, shift);
-    const uint8_t *ref = src + table[h];
+    const uint8_t *ref = src + slot_get(st, small, h);
     size_t step;
-    table[h] = (uint32_t)(ip - src);
+    slot_set(st, small, h, (size_t)(ip - src));
     if ((size_t)(ip - ref) <= LZ4_MAX_OFFSET && lz4_load32(ref) == lz4_load32(ip)) {
       *pip = ip;
       return ref;
@@ -167,8 +185,8 @@ static inline const uint8_t *find_match(const uint8_t **pip, const uint8_t *src,
 /* The block for src[0, n), n >= 1, into dst (room for the bound). Every
 ** table entry starts at 0 (position 0), so a candidate always lies before
 ** the cursor. */
-static size_t compress_block(const uint8_t *src, size_t n, uint8_t *dst, size_t cap,
-                             uint32_t *table) {
+static ALWAYS_INLINE size_t compress_block(const uint8_t *src, size_t n, uint8_t *dst,
+                                           size_t cap, sp_lz4_state *st, int small) {
   const uint8_t *const iend = src + n;
   const uint8_t *const oend = dst + cap;
   const uint8_t *ip = src, *anchor = src;
@@ -176,11 +194,11 @@ static size_t compress_block(const uint8_t *src, size_t n, uint8_t *dst, size_t 
   if (n > LZ4_MATCH_END_GAP) {
     const uint8_t *const last = iend - LZ4_MATCH_END_GAP;     /* latest match start */
     const uint8_t *const match_end = iend - LZ4_LAST_LITERALS; /* latest match end */
-    const unsigned log = table_log(n), shift = 64 - log;
-    memset(table, 0, sizeof *table << log);
+    const unsigned log = table_log(n, small), shift = 64 - log;
+    memset(&st->table, 0, (size_t)(small ? 2 : 4) << log);
     ip++;
     for (;;) {
-      const uint8_t *ref = find_match(&ip, src, last, table, shift);
+      const uint8_t *ref = find_match(&ip, src, last, st, small, shift);
       size_t mlen;
       if (ref == NULL) break;
       while (ip > anchor && ref > src && ip[-1] == ref[-1]) { ip--; ref--; }
@@ -191,7 +209,7 @@ static size_t compress_block(const uint8_t *src, size_t n, uint8_t *dst, size_t 
       if (ip > last) break;
       /* Remember a position inside the match too: the next repeat of this
       ** text is likely to start there. */
-      table[hash5(ip - 2, shift)] = (uint32_t)(ip - 2 - src);
+      slot_set(st, small, hash5(ip - 2, shift), (size_t)(ip - 2 - src));
     }
   }
   op = put_last(op, anchor, (size_t)(iend - anchor));
@@ -210,6 +228,7 @@ sp_code sp_lz4_compress(const void *src, size_t n, void *dst, size_t dst_cap,
     *out_len = 1;
     return SP_OK;
   }
-  *out_len = compress_block(src, n, dst, dst_cap, state->table);
+  *out_len = n <= SMALL_INPUT ? compress_block(src, n, dst, dst_cap, state, 1)
+                              : compress_block(src, n, dst, dst_cap, state, 0);
   return SP_OK;
 }

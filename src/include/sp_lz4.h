@@ -33,7 +33,8 @@
 ** inside a 32-bit size_t. */
 #define SP_LZ4_MAX_INPUT ((size_t)0x7E000000)
 
-/* The compressor's hash table: 2^12 positions (16 KiB), as liblz4's default. */
+/* The compressor's hash table: 2^12 32-bit offsets (16 KiB), as liblz4's
+** default; inputs of at most 64 KiB use the same bytes as 2^13 16-bit ones. */
 #define SP_LZ4_HASH_LOG 12
 
 /* The compressor's working memory. The caller owns it (a local, a static
@@ -41,7 +42,10 @@
 ** number of calls, but not from two threads at once. Its contents between
 ** calls mean nothing: each call starts afresh. */
 typedef struct sp_lz4_state {
-  uint32_t table[1u << SP_LZ4_HASH_LOG];   /* input offsets by hash of 5 bytes */
+  union {                                      /* input offsets by hash of 5 bytes */
+    uint32_t u32[1u << SP_LZ4_HASH_LOG];       /* inputs over 64 KiB */
+    uint16_t u16[2u << SP_LZ4_HASH_LOG];       /* inputs up to 64 KiB */
+  } table;
 } sp_lz4_state;
 
 /* Worst-case compressed size of n bytes: n + n/255 + 16 (all literals, one

@@ -5,7 +5,7 @@
 ** LZ4_compress_fast and LZ4_compress_HC (levels 1..12) make -- on every
 ** length 0..300, sizes up to 4 MiB, the documents' fixtures and the
 ** benchmark workloads. Our blocks stay within 10% of LZ4_compress_default's
-** size on b.records and d.strings.
+** size on b.records, d.strings and message-sized text.
 **
 ** Native only (it links liblz4), so it is not named test_*.c: the WASI
 ** build (wasm/wasi/CMakeLists.txt, tests/wasi/run.mjs) takes test_*.c.
@@ -169,6 +169,24 @@ static void ratio_is_within_10_percent_of_liblz4_default(void) {
   sp_buffer_free(&buf);
 }
 
+/* Message-sized text and mixed data (the 16-bit table up to 64 KiB, the
+** 32-bit one above) within 10% of LZ4_compress_default too. */
+static void small_inputs_are_within_10_percent_of_liblz4_default(void) {
+  static const size_t sizes[] = {300, 1000, 4000, 16000, 40000, 65536, 65537, 100000};
+  for (int kind = DATA_TEXT; kind <= DATA_MIXED; kind += DATA_MIXED - DATA_TEXT)
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+      size_t n = sizes[i], bound = sp_lz4_bound(n), ours;
+      uint8_t *d = data_make(kind, n, 3), *block = xmalloc(bound);
+      int theirs;
+      CHECK(sp_lz4_compress(d, n, block, bound, &state, &ours) == SP_OK);
+      theirs = LZ4_compress_default((const char *)d, (char *)block, (int)n, (int)bound);
+      if (!CHECK(theirs > 0 && (double)ours <= 1.10 * theirs))
+        fprintf(stderr, "    %s %zu B: ours %zu B, liblz4 %d B\n", data_kind_names[kind], n, ours, theirs);
+      free(block);
+      free(d);
+    }
+}
+
 /* liblz4's blocks into every smaller output: both refuse. */
 static void both_refuse_output_past_the_claimed_length(void) {
   uint8_t *d = data_make(DATA_MIXED, 1000, 6);
@@ -200,6 +218,7 @@ int main(void) {
   SP_RUN(fixtures_both_ways);
   SP_RUN(benchmark_workloads_both_ways);
   SP_RUN(ratio_is_within_10_percent_of_liblz4_default);
+  SP_RUN(small_inputs_are_within_10_percent_of_liblz4_default);
   SP_RUN(both_refuse_output_past_the_claimed_length);
   SP_RUN(bound_is_liblz4s);
   sp_shutdown();
