@@ -32,6 +32,9 @@ fi
 failed=()
 echo "== Types: tsc over tests/types (strict; with DOM and Node types, then with neither)"
 { npx --no-install tsc -p tests/types && npx --no-install tsc -p tests/types/tsconfig.bare.json; } || failed+=(types)
+# libFuzzer targets (tests/fuzz), a short run each; tests/fuzz/run.sh 600 for a long one.
+echo "== fuzz: tests/fuzz/run.sh ${SP_FUZZ_SECONDS:-15} (seconds per target)"
+timeout 600 bash tests/fuzz/run.sh "${SP_FUZZ_SECONDS:-15}" || failed+=(fuzz)
 echo "== WASI: C tests on wasm32-wasi"
 bash tests/build-wasi.sh || true
 timeout 600 node --no-warnings tests/wasi/run.mjs || failed+=(wasi)
