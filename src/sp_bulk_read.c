@@ -11,7 +11,7 @@
 static int begin(sp_reader *r, size_t cap, uint32_t *n) {
   uint64_t at = sp_reader_offset(r);          /* once per array */
   if (!sp_read_array_header(r, n)) return 0;
-  if (*n > cap) return sp_reader_fail_at(r, at, SP_E_LIMIT, "array longer than the destination", __func__);
+  if (*n > cap) return sp_reader_fail_at(r, at, SP_E_LENGTH_LIMIT, "array longer than the destination", __func__);
   return 1;
 }
 

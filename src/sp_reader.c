@@ -139,7 +139,7 @@ sp_type sp_peek_slow(sp_reader *r) {
   int b = peek_byte(r);
   if (b < 0) return SP_T_END;
   if (b == 0xc1) {
-    sp_reader_fail(r, SP_E_INVALID, "0xc1 is never used", __func__);
+    sp_reader_fail(r, SP_E_MALFORMED, "0xc1 is never used", __func__);
     return SP_T_END;
   }
   return (sp_type)sp_reader_types[b];
@@ -267,7 +267,7 @@ static int read_length(sp_reader *r, int b, uint32_t *len, int fix_lo, int fix_h
 ** allocate for what a header claims; the error names the header. */
 static int require(sp_reader *r, uint64_t need, uint64_t header_at, const char *cause) {
   if (sp_reader_remaining(r) >= need) return 1;
-  return sp_reader_fail_at(r, header_at, SP_E_LIMIT, cause, __func__);
+  return sp_reader_fail_at(r, header_at, SP_E_LENGTH_LIMIT, cause, __func__);
 }
 
 /* One counted header (array, map, str or bin): its count lands in *out
@@ -353,7 +353,7 @@ int sp_read_raw_slow(sp_reader *r, void *dst, size_t n) {
 static int read_body_view(sp_reader *r, uint32_t len, const uint8_t **p) {
   if (sp_read_view(r, len, p)) return 1;
   if (r->err.code != SP_OK) return 0;
-  return sp_reader_fail(r, SP_E_LIMIT, "body spans segments: read it with sp_read_raw", __func__);
+  return sp_reader_fail(r, SP_E_LENGTH_LIMIT, "body spans segments: read it with sp_read_raw", __func__);
 }
 
 int sp_read_str_slow(sp_reader *r, const char **p, uint32_t *len) {
@@ -382,14 +382,14 @@ int sp_read_timestamp(sp_reader *r, int64_t *sec, uint32_t *nsec) {
   int64_t s;
   if (!sp_read_ext_header(r, &type, &len)) return 0;
   if (type != -1 || (len != 4 && len != 8 && len != 12))
-    return sp_reader_fail_at(r, at, SP_E_INVALID, "timestamp must be ext -1 of 4, 8 or 12 bytes",
+    return sp_reader_fail_at(r, at, SP_E_MALFORMED, "timestamp must be ext -1 of 4, 8 or 12 bytes",
                              __func__);
   if (!sp_read_raw(r, body, len)) return 0;
   if (len == 4) { s = sp_load32(body); ns = 0; }
   else if (len == 8) { uint64_t d = sp_load64(body); ns = (uint32_t)(d >> 34); s = (int64_t)(d & 0x3ffffffffull); }
   else { ns = sp_load32(body); s = (int64_t)sp_load64(body + 4); }
   if (ns >= 1000000000u)
-    return sp_reader_fail_at(r, at, SP_E_INVALID, "timestamp nanoseconds >= 10^9", __func__);
+    return sp_reader_fail_at(r, at, SP_E_MALFORMED, "timestamp nanoseconds >= 10^9", __func__);
   *sec = s;
   *nsec = ns;
   return 1;
@@ -444,7 +444,7 @@ static void drop(sp_reader *r, uint64_t n) {
 
 /* One value's header and body through the general path: the end of the
 ** input, segment boundaries, 0xc1 and headers claiming more than is left
-** (SP_E_LIMIT at the header, as the typed reads say). */
+** (SP_E_LENGTH_LIMIT at the header, as the typed reads say). */
 static int skip_one_slow(sp_reader *r, uint64_t *items) {
   uint8_t buf[16], hdr[9] = {0};
   const uint8_t *p;
@@ -453,7 +453,7 @@ static int skip_one_slow(sp_reader *r, uint64_t *items) {
   int b = peek_byte(r);
   if (b < 0)
     return r->err.code ? 0 : sp_reader_fail(r, SP_E_TRUNCATED, "input ends where a value was expected", "sp_skip");
-  if (b == 0xc1) return sp_reader_fail(r, SP_E_INVALID, "0xc1 is never used", "sp_skip");
+  if (b == 0xc1) return sp_reader_fail(r, SP_E_MALFORMED, "0xc1 is never used", "sp_skip");
   at = sp_reader_offset(r);
   h = head_size(b);
   if ((p = take(r, h, buf)) == NULL) return 0;
@@ -461,7 +461,7 @@ static int skip_one_slow(sp_reader *r, uint64_t *items) {
   head(hdr, items, &body);
   left = sp_reader_remaining(r);
   if (*items > left || body > left)
-    return sp_reader_fail_at(r, at, SP_E_LIMIT, "header claims more than the bytes left", "sp_skip");
+    return sp_reader_fail_at(r, at, SP_E_LENGTH_LIMIT, "header claims more than the bytes left", "sp_skip");
   drop(r, body);
   return 1;
 }
@@ -491,5 +491,5 @@ int sp_skip(sp_reader *r) {
 
 int sp_reader_enter_slow(sp_reader *r) {
   if (r->err.code != SP_OK) return 0;
-  return sp_reader_fail(r, SP_E_DEPTH, "nesting deeper than the depth limit", "sp_reader_enter");
+  return sp_reader_fail(r, SP_E_DEPTH_LIMIT, "nesting deeper than the depth limit", "sp_reader_enter");
 }

@@ -23,7 +23,7 @@
 ** input byte ({} or []), so n x esize could be any multiple of the input.
 ** One budget per decode caps the array blocks it allocates, together, at
 ** SP_DECODE_BUDGET_PER_BYTE (64) bytes per input byte plus
-** SP_DECODE_BUDGET_BASE (1 MiB); a block past it is SP_E_LIMIT at its
+** SP_DECODE_BUDGET_BASE (1 MiB); a block past it is SP_E_LENGTH_LIMIT at its
 ** array's header, before anything is allocated. 64 covers arrays of any
 ** field type from their smallest encodings (a 24-byte sp_str_field per 1-byte
 ** "", 8 bytes per fixint) with room to spare; the base lets small messages
@@ -44,28 +44,6 @@ typedef struct dctx {
 } dctx;
 
 static int decode_struct(sp_reader *r, const sp_resolved *rs, uint8_t *obj, dctx *c);
-
-/* ---- errors ---------------------------------------------------------------- */
-
-static int fail_resolve(sp_reader *r, const sp_error *e) {
-  if (r->err.code != SP_OK) return 0;
-  sp_reader_fail(r, e->code, e->cause, e->site);
-  memcpy(r->err.path, e->path, sizeof r->err.path);
-  return 0;
-}
-
-static int field_path(sp_reader *r, const sp_rfield *rf) {
-  if (rf->f->name) sp_error_path_key(&r->err, rf->f->name, rf->name_len);
-  else sp_error_path_index(&r->err, rf->f->key - 1);
-  return 0;
-}
-
-static const sp_resolved *nested(sp_reader *r, const sp_rfield *rf) {
-  sp_error e;
-  const sp_resolved *rs = sp_schema_get(rf->f->schema, &e);
-  if (rs == NULL) fail_resolve(r, &e);
-  return rs;
-}
 
 /* ---- str and bin ------------------------------------------------------------- */
 
@@ -94,7 +72,7 @@ static int read_body(sp_reader *r, uint8_t **ptr, size_t *len, size_t *cap, uint
   if (c->flags & SP_DECODE_BORROW) {
     if (!sp_read_view(r, n, &view))
       return r->err.code ? 0
-           : sp_reader_fail(r, SP_E_LIMIT, "borrowed body spans segments", __func__);
+           : sp_reader_fail(r, SP_E_LENGTH_LIMIT, "borrowed body spans segments", __func__);
     if (*cap) sp_free(*ptr, *cap);
     *ptr = (uint8_t *)(uintptr_t)(n ? view : (const uint8_t *)empty);
     *len = n;
@@ -170,7 +148,7 @@ static int decode_elem(sp_reader *r, const sp_rfield *rf, uint8_t *p, dctx *c) {
     case SP_F_BIN: return decode_bin(r, AS(sp_bin_field, p), c);
     case SP_F_TIMESTAMP: return sp_read_timestamp(r, &AS(sp_ts_field, p)->sec, &AS(sp_ts_field, p)->nsec);
     default: {
-      const sp_resolved *in = nested(r, rf);
+      const sp_resolved *in = sp_schema_get_reading(r, rf->f->schema);
       return in && decode_struct(r, in, p, c);
     }
   }
@@ -191,13 +169,13 @@ static int decode_elems(sp_reader *r, const sp_rfield *rf, uint8_t *base, uint32
 /* ---- arrays ---------------------------------------------------------------------- */
 
 /* type m[count]: up to count elements; fewer leave the rest as they are,
-** more is SP_E_LIMIT (the member cannot hold them). */
+** more is SP_E_LENGTH_LIMIT (the member cannot hold them). */
 static int decode_inline(sp_reader *r, const sp_rfield *rf, uint8_t *p, dctx *c) {
   uint64_t at = sp_reader_offset(r);
   uint32_t n;
   if (!sp_read_array_header(r, &n)) return 0;
   if (n > rf->count)
-    return sp_reader_fail_at(r, at, SP_E_LIMIT, "array longer than its inline member", __func__);
+    return sp_reader_fail_at(r, at, SP_E_LENGTH_LIMIT, "array longer than its inline member", __func__);
   return decode_elems(r, rf, p, n, c);
 }
 
@@ -221,9 +199,9 @@ static int resize(sp_reader *r, const sp_rfield *rf, sp_array_field *a, uint32_t
   }
   if (n == 0) { a->ptr = NULL; a->count = 0; return 1; }
   if (n > SIZE_MAX / es)
-    return sp_reader_fail(r, SP_E_LIMIT, "array larger than memory", __func__);
+    return sp_reader_fail(r, SP_E_LENGTH_LIMIT, "array larger than memory", __func__);
   if ((uint64_t)n * es > c->budget)
-    return sp_reader_fail_at(r, at, SP_E_LIMIT, "arrays need more memory than the decode budget",
+    return sp_reader_fail_at(r, at, SP_E_LENGTH_LIMIT, "arrays need more memory than the decode budget",
                              __func__);
   c->budget -= (uint64_t)n * es;
   if ((block = sp_malloc((size_t)n * es)) == NULL)
@@ -248,12 +226,12 @@ static int decode_array(sp_reader *r, const sp_rfield *rf, sp_array_field *a, dc
 static int decode_field(sp_reader *r, const sp_rfield *rf, uint8_t *obj, dctx *c) {
   uint8_t *p = obj + rf->f->offset;
   int ok;
-  if (rf->shape == SHAPE_ONE) return decode_elem(r, rf, p, c) || field_path(r, rf);
-  if (!sp_reader_enter(r)) return field_path(r, rf);
+  if (rf->shape == SHAPE_ONE) return decode_elem(r, rf, p, c) || sp_schema_path(&r->err, rf);
+  if (!sp_reader_enter(r)) return sp_schema_path(&r->err, rf);
   ok = rf->shape == SHAPE_INLINE ? decode_inline(r, rf, p, c)
                                  : decode_array(r, rf, AS(sp_array_field, p), c);
   sp_reader_leave(r);
-  return ok || field_path(r, rf);
+  return ok || sp_schema_path(&r->err, rf);
 }
 
 /* Integer keys: element i is the field with key i; gaps and indices past
@@ -333,15 +311,13 @@ static int decode_struct(sp_reader *r, const sp_resolved *rs, uint8_t *obj, dctx
 /* ---- entries ---------------------------------------------------------------------- */
 
 sp_code sp_schema_read(sp_reader *r, sp_schema *s, void *obj, unsigned flags) {
-  sp_error e;
-  const sp_resolved *rs = sp_schema_get(s, &e);
+  const sp_resolved *rs = sp_schema_get_reading(r, s);
   dctx c;
   uint64_t left = sp_reader_remaining(r);
   c.flags = flags;
   c.budget = left < (UINT64_MAX - SP_DECODE_BUDGET_BASE) / SP_DECODE_BUDGET_PER_BYTE
                ? SP_DECODE_BUDGET_PER_BYTE * left + SP_DECODE_BUDGET_BASE : UINT64_MAX;
-  if (rs == NULL) fail_resolve(r, &e);
-  else decode_struct(r, rs, obj, &c);
+  if (rs != NULL) decode_struct(r, rs, obj, &c);
   return r->err.code;
 }
 
@@ -350,7 +326,7 @@ sp_code sp_schema_decode(sp_schema *s, const void *data, size_t len, void *obj,
   sp_reader r;
   sp_reader_init(&r, data, len);
   if (sp_schema_read(&r, s, obj, flags) == SP_OK && sp_reader_remaining(&r) > 0)
-    sp_reader_fail(&r, SP_E_INVALID, "bytes left after the value", __func__);
+    sp_reader_fail(&r, SP_E_TRAILING_BYTES, "bytes left after the value", __func__);
   if (err) *err = r.err;
   return r.err.code;
 }

@@ -75,7 +75,7 @@ static void prepare(sp_writer *w, const sp_options *opt, int entry) {
 /* The copy-out of to_array: one allocation of exactly the output size. */
 static sp_code copy_result(sp_writer *w, sp_bytes *out) {
   uint64_t len = sp_writer_length(w);
-  if (len > SIZE_MAX) return sp_writer_fail(w, SP_E_LIMIT, "output larger than memory", __func__);
+  if (len > SIZE_MAX) return sp_writer_fail(w, SP_E_LENGTH_LIMIT, "output larger than memory", __func__);
   if (len == 0) return SP_OK;
   if ((out->data = sp_malloc((size_t)len)) == NULL)
     return sp_writer_fail(w, SP_E_NOMEM, "no memory for the result", __func__);

@@ -18,7 +18,7 @@
 ** input byte, so all the containers of one decode together can hold at most
 ** as many values as the input has bytes. The decode starts with that many
 ** and takes each container's count (x2 for maps) from it before allocating
-** its items; a header whose count exceeds what is left is SP_E_LIMIT at the
+** its items; a header whose count exceeds what is left is SP_E_LENGTH_LIMIT at the
 ** header. Valid input never runs out. The reader's own check (count <= bytes
 ** left) is per header: without the budget, nested headers each claiming
 ** nearly all the bytes left would each allocate that many items, level
@@ -147,7 +147,7 @@ static int decode_container(decoder *d, sp_value *out, int map) {
     return 0;
   count = map ? 2 * (uint64_t)n : n;
   if (count > d->budget)
-    return sp_reader_fail_at(r, at, SP_E_LIMIT, "containers claim more values than the input holds",
+    return sp_reader_fail_at(r, at, SP_E_LENGTH_LIMIT, "containers claim more values than the input holds",
                              __func__);
   d->budget -= count;
   if (count > 0 && (items = doc_alloc(d->doc, (size_t)count * sizeof *items)) == NULL)
@@ -278,7 +278,7 @@ sp_code sp_value_decode(const void *data, size_t len, const sp_decode_options *o
   sp_reader r;
   sp_reader_init(&r, data, len);
   if (sp_value_read(&r, opt, doc, out) == SP_OK && sp_reader_remaining(&r) != 0)
-    sp_reader_fail(&r, SP_E_INVALID, "bytes after the end of the value", __func__);
+    sp_reader_fail(&r, SP_E_TRAILING_BYTES, "bytes after the end of the value", __func__);
   if (r.err.code != SP_OK) *out = sp_nil();
   if (err != NULL) *err = r.err;
   return r.err.code;

@@ -235,7 +235,7 @@ uint8_t *sp_writer_reserve_slow(sp_writer *w, size_t n) {
   if (w->mode == SP_MODE_OUTPUT) {
     span = w->out->get_span(w->out->ctx, n, &avail);
     if (span == NULL || avail < n) {
-      sp_writer_fail(w, SP_E_OUTPUT, "the output gave no span of the size asked", __func__);
+      sp_writer_fail(w, SP_E_BUFFER_TOO_SMALL, "the output gave no span of the size asked", __func__);
       return NULL;
     }
   } else {
@@ -297,7 +297,7 @@ void sp_write_str_header(sp_writer *w, uint32_t n) {
 
 void sp_write_str_slow(sp_writer *w, const char *utf8, size_t len) {
   if ((uint64_t)len > 0xffffffffu) {
-    sp_writer_fail(w, SP_E_LIMIT, "str longer than 2^32-1 bytes", __func__);
+    sp_writer_fail(w, SP_E_LENGTH_LIMIT, "str longer than 2^32-1 bytes", __func__);
     return;
   }
   sp_write_str_header(w, (uint32_t)len);
@@ -314,7 +314,7 @@ void sp_write_bin_header(sp_writer *w, uint32_t n) {
 
 void sp_write_bin(sp_writer *w, const void *data, size_t len) {
   if ((uint64_t)len > 0xffffffffu) {
-    sp_writer_fail(w, SP_E_LIMIT, "bin longer than 2^32-1 bytes", __func__);
+    sp_writer_fail(w, SP_E_LENGTH_LIMIT, "bin longer than 2^32-1 bytes", __func__);
     return;
   }
   sp_write_bin_header(w, (uint32_t)len);
@@ -342,7 +342,7 @@ void sp_write_ext_header(sp_writer *w, int8_t type, uint32_t len) {
 
 void sp_write_ext(sp_writer *w, int8_t type, const void *data, size_t len) {
   if ((uint64_t)len > 0xffffffffu) {
-    sp_writer_fail(w, SP_E_LIMIT, "ext longer than 2^32-1 bytes", __func__);
+    sp_writer_fail(w, SP_E_LENGTH_LIMIT, "ext longer than 2^32-1 bytes", __func__);
     return;
   }
   sp_write_ext_header(w, type, (uint32_t)len);
@@ -352,7 +352,7 @@ void sp_write_ext(sp_writer *w, int8_t type, const void *data, size_t len) {
 void sp_write_timestamp(sp_writer *w, int64_t sec, uint32_t nsec) {
   uint8_t *p;
   if (nsec >= 1000000000u) {
-    sp_writer_fail(w, SP_E_VALUE, "timestamp nanoseconds >= 10^9", __func__);
+    sp_writer_fail(w, SP_E_VALUE_RANGE, "timestamp nanoseconds >= 10^9", __func__);
     return;
   }
   if ((p = sp_writer_reserve(w, 15)) == NULL) return;

@@ -178,7 +178,7 @@ static void write_array(sp_writer *w, int kind, const void *src, size_t n) {
     case K_F64: sp_write_f64_array(w, src, n); break;
     case K_I64: sp_write_i64_array(w, src, n); break;
     case K_U64: sp_write_u64_array(w, src, n); break;
-    default: sp_writer_fail(w, SP_E_MISUSE, "unknown array element kind", __func__);
+    default: sp_writer_fail(w, SP_E_INVALID_ARGUMENT, "unknown array element kind", __func__);
   }
 }
 
@@ -244,7 +244,7 @@ EXPORT void sp_wasm_free(void *p, size_t n) { sp_free(p, n ? n : 1); }
 ** (buckets up to a = max length, b arrays each), 1 a shared pool (a
 ** partitions of b arrays), 2 a lock-free pool (buckets up to a, b arrays
 ** each); sp_pool.h describes them. Call once, before any encode. Returns 0,
-** SP_E_MISUSE for an unknown kind or bad sizes, or SP_E_NOMEM. */
+** SP_E_INVALID_ARGUMENT for an unknown kind or bad sizes, or SP_E_NOMEM. */
 EXPORT int sp_wasm_configure(int kind, size_t a, unsigned b, unsigned max_seq) {
   sp_pool *arrays = NULL;
   sp_seq_pool *seqs;
@@ -252,9 +252,9 @@ EXPORT int sp_wasm_configure(int kind, size_t a, unsigned b, unsigned max_seq) {
     case 0: arrays = sp_bucket_pool_create(a, b); break;
     case 1: arrays = sp_shared_pool_create((unsigned)a, b); break;
     case 2: arrays = sp_lockfree_pool_create(a, b); break;
-    default: return SP_E_MISUSE;
+    default: return SP_E_INVALID_ARGUMENT;
   }
-  if (arrays == NULL) return SP_E_MISUSE;
+  if (arrays == NULL) return SP_E_INVALID_ARGUMENT;
   if ((seqs = sp_seq_pool_create(max_seq, arrays)) == NULL) {
     sp_pool_destroy(arrays);
     return SP_E_NOMEM;

@@ -23,7 +23,7 @@
 **
 ** Limits checked before a caller could allocate: an array header claiming n
 ** elements needs n bytes left, a map header 2n, a str/bin/ext its length;
-** a header claiming more is SP_E_LIMIT at the header, for the typed reads and
+** a header claiming more is SP_E_LENGTH_LIMIT at the header, for the typed reads and
 ** sp_skip alike. Tokens (headers, numbers) may straddle segments; bodies are
 ** read zero-copy when they lie in one segment (sp_read_view) or copied
 ** (sp_read_raw).
@@ -106,7 +106,7 @@ extern const uint8_t sp_reader_types[256];
 sp_type sp_peek_slow(sp_reader *r);
 
 /* Type of the next value without consuming it (SP_T_END at the end of
-** input or after an error). 0xc1 fails with SP_E_INVALID. */
+** input or after an error). 0xc1 fails with SP_E_MALFORMED. */
 static inline sp_type sp_peek(sp_reader *r) {
   if (r->cur < r->end && *r->cur != 0xc1) return (sp_type)sp_reader_types[*r->cur];
   return sp_peek_slow(r);
@@ -116,7 +116,7 @@ static inline sp_type sp_peek(sp_reader *r) {
 
 /* Each read returns 1 and stores the value, or 0 after recording an error
 ** (SP_E_TRUNCATED, SP_E_TYPE for another type, SP_E_OVERFLOW when the value
-** does not fit the narrower type, SP_E_INVALID for 0xc1). The *_slow
+** does not fit the narrower type, SP_E_MALFORMED for 0xc1). The *_slow
 ** functions are the out-of-line halves; call the inline reads instead. */
 
 int sp_read_nil_slow(sp_reader *r);
@@ -313,7 +313,7 @@ int sp_read_view_slow(sp_reader *r, size_t n, const uint8_t **p);
 int sp_read_raw_slow(sp_reader *r, void *dst, size_t n);
 
 /* A str or bin as a pointer into the input (zero-copy). Fails with
-** SP_E_LIMIT when the body spans segments: read the header and then
+** SP_E_LENGTH_LIMIT when the body spans segments: read the header and then
 ** sp_read_raw into memory of your own instead. */
 static inline int sp_read_str(sp_reader *r, const char **p, uint32_t *len) {
   size_t h = sp_short_at(r->cur, r->end, 0, len);
@@ -343,7 +343,7 @@ static inline int sp_read_raw(sp_reader *r, void *dst, size_t n) {
 }
 
 /* Timestamp ext -1 in its 32/64/96-bit forms; any other length, or
-** nanoseconds >= 10^9, fails with SP_E_INVALID. */
+** nanoseconds >= 10^9, fails with SP_E_MALFORMED. */
 int sp_read_timestamp(sp_reader *r, int64_t *sec, uint32_t *nsec);
 
 /* Skips the next value, however deeply nested, without recursion. */
@@ -354,7 +354,7 @@ int sp_skip(sp_reader *r);
 int sp_reader_enter_slow(sp_reader *r);
 
 /* Depth accounting for decoders that descend into containers: enter fails
-** with SP_E_DEPTH past max_depth (default 500), and after any error. */
+** with SP_E_DEPTH_LIMIT past max_depth (default 500), and after any error. */
 static inline int sp_reader_enter(sp_reader *r) {
   if (r->depth < r->max_depth && r->err.code == SP_OK) { r->depth++; return 1; }
   return sp_reader_enter_slow(r);

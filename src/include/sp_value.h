@@ -39,7 +39,7 @@ struct sp_value {
   } as;
 };
 
-/* Nesting deeper than this is refused (SP_E_LIMIT) so a cyclic tree fails
+/* Nesting deeper than this is refused (SP_E_LENGTH_LIMIT) so a cyclic tree fails
 ** cleanly instead of overflowing the stack. */
 #define SP_VALUE_MAX_DEPTH 500
 
@@ -100,14 +100,14 @@ typedef struct sp_decode_options {
 ** zeroed: sp_doc d = {0}). Positive integers become SP_UINT, negative ones
 ** SP_INT, ext -1 of 4/8/12 bytes SP_TIMESTAMP. The reader's limits apply,
 ** and one budget for the whole decode: its containers together may claim
-** no more values than the bytes r had left (SP_E_LIMIT), so a decode
+** no more values than the bytes r had left (SP_E_LENGTH_LIMIT), so a decode
 ** allocates at most a fixed multiple of its input (sp_value_decode.c says
 ** which). On failure returns the reader's error code; *out is nil and doc
 ** may hold partial allocations (sp_doc_free releases them). */
 sp_code sp_value_read(sp_reader *r, const sp_decode_options *opt, sp_doc *doc, sp_value *out);
 
 /* Decodes the whole of len bytes at data (sp_value_read over a fresh
-** reader; trailing bytes are SP_E_INVALID). *err (if not NULL) gets the
+** reader; trailing bytes are SP_E_TRAILING_BYTES). *err (if not NULL) gets the
 ** error. */
 sp_code sp_value_decode(const void *data, size_t len, const sp_decode_options *opt,
                         sp_doc *doc, sp_value *out, sp_error *err);
