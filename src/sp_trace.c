@@ -132,9 +132,12 @@ static void on_note(sp_observer *o, sp_writer *w, const sp_note *n) {
 
 /* ---- the writer's slow path ---------------------------------------------------- */
 
+/* The pool the writer's next segment comes from (the default one is what
+** the writer's slow path is about to resolve anyway). */
 static sp_pool *pool_of(const sp_writer *w) {
-  sp_seq_pool *sp = w->seq_pool != NULL ? w->seq_pool : sp_seq_pool_default();
+  sp_seq_pool *sp;
   if (w->seq != NULL) return w->seq->pool;
+  sp = w->seq_pool != NULL ? w->seq_pool : sp_seq_pool_default();
   return sp != NULL ? sp_seq_pool_arrays(sp) : NULL;
 }
 
