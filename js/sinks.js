@@ -113,7 +113,10 @@ export class HeapSink {
     this.heap = heap;
     this.m = heap.m;
     this.job = job;
-    this.at = job >> 2;            // the span record, in 32-bit words
+    this.curAt = (job + SPAN.cur) >> 2;    // the span record's fields, as u32 indices
+    this.endAt = (job + SPAN.end) >> 2;
+    this.baseAt = (job + SPAN.base) >> 2;
+    this.modeAt = (job + SPAN.mode) >> 2;
     this.u8 = heap.u8;
     this.dv = heap.dv;
     this.pos = 0;
@@ -128,12 +131,12 @@ export class HeapSink {
 
   load() {
     const u32 = this.heap.u32;
-    this.pos = u32[this.at + SPAN.cur / 4];
-    this.end = u32[this.at + SPAN.end / 4];
+    this.pos = u32[this.curAt];
+    this.end = u32[this.endAt];
   }
 
   store() {
-    this.heap.u32[this.at + SPAN.cur / 4] = this.pos;
+    this.heap.u32[this.curAt] = this.pos;
   }
 
   // Starts a C entry (begin returned rc); the span it took is then ours.
@@ -180,11 +183,11 @@ export class HeapSink {
 
   /** True while the message sits in the scratch (then it is u8[base..pos)). */
   inScratch() {
-    return this.heap.u32[this.at + SPAN.mode / 4] === SPAN.scratch;
+    return this.heap.u32[this.modeAt] === SPAN.scratch;
   }
 
   base() {
-    return this.heap.u32[this.at + SPAN.base / 4];
+    return this.heap.u32[this.baseAt];
   }
 
   /** Commits; throws the C error if there is one. */
