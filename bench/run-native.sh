@@ -8,4 +8,5 @@ set -eu
 cd "$(dirname "$0")/.."
 cmake -S . -B build-bench -DCMAKE_BUILD_TYPE=Release -DSP_BUILD_BENCH=ON -DSP_BUILD_TESTS=OFF "$@" >/dev/null
 cmake --build build-bench --target bench_native -j2
+cmake --build build-bench --target bench_lz4 -j2 >/dev/null && ./build-bench/bench/bench_lz4 && echo
 exec ./build-bench/bench/bench_native

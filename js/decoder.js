@@ -2,7 +2,8 @@
 // Owns: reading every format, the limits (depth, lengths), the checks that
 // come before any allocation (a claimed length must fit in what remains:
 // one byte per array element, two per map entry), typed-array decoding of
-// numeric arrays, error codes with byte offsets. Must not touch: the WASM
+// numeric arrays, error codes with byte offsets, and single tokens for a
+// walker (readToken: the inspector). Must not touch: the WASM
 // module -- decoding builds JS values, which only JS can do, so the bytes
 // are read where they are.
 
@@ -64,6 +65,33 @@ export function decodeValue(bytes, options) {
   }
 }
 
+/**
+ * One token at bytes[at], for a walker such as the inspector: a scalar, str,
+ * bin or ext and its value ({ value, end }), or the header of an array or a
+ * map and its element count ({ container: 'array' | 'map', count, end }),
+ * read with decodeValue's checks, limits and errors. `depth` is the token's
+ * nesting level (0 for the root), as decodeValue counts it for maxDepth.
+ */
+export function readToken(bytes, at, depth, options) {
+  src = asBytes(bytes); pos = at; len = src.length; dv = null; opt = options;
+  try {
+    const c = pos < len ? src[pos] : -1;
+    let container = 'array', count;
+    if (c >= 0x80 && c < 0xa0) { pos++; count = c & 15; if (c < 0x90) container = 'map'; }
+    else if (c === 0xdc) { pos++; count = len16(at, 'an array 16 header'); }
+    else if (c === 0xdd) { pos++; count = len32(at, 'an array 32 header'); }
+    else if (c === 0xde) { pos++; count = len16(at, 'a map 16 header'); container = 'map'; }
+    else if (c === 0xdf) { pos++; count = len32(at, 'a map 32 header'); container = 'map'; }
+    else { const value = read(depth); return { value, end: pos }; }
+    if (container === 'map') mapHeader(count, depth, at);
+    else arrayHeader(count, depth, at);
+    return { container, count, end: pos };
+  } finally {
+    src = null;
+    dv = null;
+  }
+}
+
 function asBytes(b) {
   if (b instanceof Uint8Array) return b;
   if (ArrayBuffer.isView(b)) return new Uint8Array(b.buffer, b.byteOffset, b.byteLength);
@@ -97,7 +125,7 @@ function read(depth) {
   if (c >= 0xe0) return c - 256;
   switch (c) {
     case 0xc0: return null;
-    case 0xc1: throw decodeError(codes.INVALID_CODE, at, '0xc1 is never used in MessagePack');
+    case 0xc1: throw decodeError(codes.MALFORMED, at, '0xc1 is never used in MessagePack');
     case 0xc2: return false;
     case 0xc3: return true;
     case 0xc4: return readBin(len8(at, 'a bin 8 header'), at);
@@ -245,9 +273,9 @@ function readTimestamp(p, n, at) {
     nsec = d.getUint32(p);
     sec = Number(d.getBigInt64(p + 4));
   } else {
-    throw decodeError(codes.INVALID_CODE, at, `a timestamp (ext -1) of ${n} bytes; it must have 4, 8 or 12`);
+    throw decodeError(codes.MALFORMED, at, `a timestamp (ext -1) of ${n} bytes; it must have 4, 8 or 12`);
   }
-  if (nsec >= 1e9) throw decodeError(codes.INVALID_CODE, at, `a timestamp with ${nsec} nanoseconds (must be under 10^9)`);
+  if (nsec >= 1e9) throw decodeError(codes.MALFORMED, at, `a timestamp with ${nsec} nanoseconds (must be under 10^9)`);
   return new Date(sec * 1000 + Math.floor(nsec / 1e6));
 }
 
@@ -256,10 +284,22 @@ function deeper(depth, at) {
     throw decodeError(codes.DEPTH_LIMIT, at, `nesting deeper than ${opt.maxDepth} levels`);
 }
 
-function readArray(n, depth, at) {
+// The checks an array header passes before anything is allocated for it.
+function arrayHeader(n, depth, at) {
   deeper(depth, at);
   if (n > len - pos) throw truncated(at, `an array of ${n} elements (${len - pos} bytes left)`);
   if (n > opt.maxArrayLength) limit(n, opt.maxArrayLength, at, 'array length');
+}
+
+// The same for a map: two bytes at least per entry.
+function mapHeader(n, depth, at) {
+  deeper(depth, at);
+  if (n > (len - pos) / 2) throw truncated(at, `a map of ${n} entries (${len - pos} bytes left)`);
+  if (n > opt.maxMapLength) limit(n, opt.maxMapLength, at, 'map length');
+}
+
+function readArray(n, depth, at) {
+  arrayHeader(n, depth, at);
   if (opt.typedArrays !== false && n > 0) {
     if (n >= 256 && opt.bulkRead !== undefined && opt.typedArrays !== 'auto') {
       const r = opt.bulkRead(src, at, n, opt.typedArrays);   // C, when an instance offers it
@@ -279,9 +319,7 @@ function readArray(n, depth, at) {
 }
 
 function readMap(n, depth, at) {
-  deeper(depth, at);
-  if (n > (len - pos) / 2) throw truncated(at, `a map of ${n} entries (${len - pos} bytes left)`);
-  if (n > opt.maxMapLength) limit(n, opt.maxMapLength, at, 'map length');
+  mapHeader(n, depth, at);
   if (opt.maps === 'map') return readIntoMap(new Map(), n, depth);
   const o = {};
   for (let i = 0; i < n; i++) {

@@ -1,24 +1,40 @@
 // errors.js -- the one error every scratchpack call throws.
-// Owns: ScratchpackError, the codes, the element-path notation, the mapping
-// from C sp_code numbers. Must not touch: encoding or decoding.
+// Owns: ScratchpackError, the codes (C's and JS's own, one table), the
+// element-path notation. Must not touch: encoding or decoding.
 
-/** The stable codes a ScratchpackError carries. */
-export const codes = Object.freeze({
-  TRUNCATED: 'TRUNCATED',               // decode: the input ends inside a value
-  INVALID_CODE: 'INVALID_CODE',         // decode: 0xc1, or a malformed timestamp
-  DEPTH_LIMIT: 'DEPTH_LIMIT',           // nesting deeper than limits.maxDepth
-  LENGTH_LIMIT: 'LENGTH_LIMIT',         // a length over one of the limits
-  TRAILING_BYTES: 'TRAILING_BYTES',     // decode: bytes left after the value
-  UNSUPPORTED_TYPE: 'UNSUPPORTED_TYPE', // encode: a function, symbol, WeakMap, ...
-  CYCLE: 'CYCLE',                       // encode: a value that contains itself
-  VALUE_RANGE: 'VALUE_RANGE',           // encode: a BigInt outside 64 bits, an invalid Date
-  BUFFER_TOO_SMALL: 'BUFFER_TOO_SMALL', // encodeInto: the target is full
-  CANCELLED: 'CANCELLED',               // an AbortSignal fired, or close() ran
-  NOMEM: 'NOMEM',                       // the WASM heap is full
-  CLOSED: 'CLOSED',                     // the instance was closed
-  INVALID_ARGUMENT: 'INVALID_ARGUMENT', // an option or argument of the wrong kind
-  INTERNAL: 'INTERNAL',                 // a C error with no better name
-});
+// One vocabulary for C and JS: sp_code n (src/include/sp_error.h) is
+// C_CODES[n - 1] here and SP_E_<that name> there. tests/js/vocabulary.test.js
+// checks this list against the header; the README's error table lists both.
+const C_CODES = [
+  'NOMEM',            // 1  no memory: the allocation hook, the WASM heap
+  'INVALID_ARGUMENT', // 2  an argument, option or schema table against the API's contract
+  'CANCELLED',        // 3  the cancel flag or AbortSignal, close() while encoding
+  'LENGTH_LIMIT',     // 4  a length over 2^32-1 or over a limit; a header claiming more than is left
+  'VALUE_RANGE',      // 5  a value the format cannot carry: a BigInt outside 64 bits, an invalid Date
+  'BUFFER_TOO_SMALL', // 6  encodeInto's target (C: the caller's output) is full
+  'SINK',             // 7  C: the to_stream sink failed (its code in 'inner')
+  'CALLBACK',         // 8  C: a user formatter failed (its code in 'inner')
+  'TRUNCATED',        // 9  decode: the input ends inside a value
+  'MALFORMED',        // 10 decode: 0xc1, or a timestamp of bad length or nanoseconds
+  'TYPE',             // 11 C: a read of another type than the one there
+  'DEPTH_LIMIT',      // 12 nesting deeper than the depth limit (encode and decode)
+  'OVERFLOW',         // 13 C: a value too big for the narrower integer read
+  'TRAILING_BYTES',   // 14 decode: bytes left after the value
+];
+
+// Codes only JS raises.
+const JS_CODES = [
+  'UNSUPPORTED_TYPE', // encode: a function, symbol, WeakMap, ...
+  'CYCLE',            // encode: a value that contains itself
+  'CLOSED',           // the instance was closed
+  'INTERNAL',         // a C code this package does not know, or a broken build
+];
+
+/** The stable codes a ScratchpackError carries: codes.X === 'X'. */
+export const codes = Object.freeze(Object.fromEntries([...C_CODES, ...JS_CODES].map((c) => [c, c])));
+
+/** The C codes in sp_code's order (index n - 1 for sp_code n). */
+export const cCodes = Object.freeze(C_CODES.slice());
 
 /**
  * An error with a stable `code`, the byte `offset` (decoding, encodeInto)
@@ -34,16 +50,9 @@ export class ScratchpackError extends Error {
   }
 }
 
-// C sp_code numbers (src/include/sp_error.h) to codes.
-const fromC = [
-  null, codes.NOMEM, codes.INTERNAL, codes.CANCELLED, codes.LENGTH_LIMIT, codes.VALUE_RANGE,
-  codes.BUFFER_TOO_SMALL, codes.INTERNAL, codes.INTERNAL, codes.TRUNCATED, codes.INVALID_CODE,
-  codes.INVALID_CODE, codes.DEPTH_LIMIT, codes.VALUE_RANGE,
-];
-
 /** The code for a C sp_code number. */
 export function codeFromC(n) {
-  return fromC[n] || codes.INTERNAL;
+  return (n >= 1 && C_CODES[n - 1]) || codes.INTERNAL;
 }
 
 /** A decode error at byte `offset`. */

@@ -1,10 +1,16 @@
 // index.d.ts -- hand-written declarations for the scratchpack package.
 
-/** Every code a {@link ScratchpackError} can carry. */
+/**
+ * Every code a {@link ScratchpackError} can carry. The C core names the same
+ * errors `SP_E_` + the code (`SP_E_TRUNCATED`); SINK, CALLBACK, TYPE and
+ * OVERFLOW arise only in C, UNSUPPORTED_TYPE, CYCLE, CLOSED and INTERNAL
+ * only in JS.
+ */
 export type ScratchpackErrorCode =
-  | 'TRUNCATED' | 'INVALID_CODE' | 'DEPTH_LIMIT' | 'LENGTH_LIMIT' | 'TRAILING_BYTES'
-  | 'UNSUPPORTED_TYPE' | 'CYCLE' | 'VALUE_RANGE' | 'BUFFER_TOO_SMALL' | 'CANCELLED'
-  | 'NOMEM' | 'CLOSED' | 'INVALID_ARGUMENT' | 'INTERNAL';
+  | 'NOMEM' | 'INVALID_ARGUMENT' | 'CANCELLED' | 'LENGTH_LIMIT' | 'VALUE_RANGE'
+  | 'BUFFER_TOO_SMALL' | 'SINK' | 'CALLBACK' | 'TRUNCATED' | 'MALFORMED' | 'TYPE'
+  | 'DEPTH_LIMIT' | 'OVERFLOW' | 'TRAILING_BYTES'
+  | 'UNSUPPORTED_TYPE' | 'CYCLE' | 'CLOSED' | 'INTERNAL';
 
 /**
  * The codes as constants.
@@ -22,6 +28,8 @@ export declare const codes: Readonly<{ [K in ScratchpackErrorCode]: K }>;
  * }
  */
 export declare class ScratchpackError extends Error {
+  constructor(code: ScratchpackErrorCode, message: string,
+    options?: { offset?: number | undefined; path?: string | null | undefined; cause?: unknown });
   readonly name: 'ScratchpackError';
   /** What went wrong; stable across versions. */
   readonly code: ScratchpackErrorCode;
@@ -29,6 +37,8 @@ export declare class ScratchpackError extends Error {
   readonly offset: number;
   /** Encoding: the path to the value that failed, e.g. `.users[3].name` ('' is the value itself). */
   readonly path: string | null;
+  /** The error underneath (ES2022 `cause`), when there is one. */
+  readonly cause?: unknown;
 }
 
 /**
@@ -37,7 +47,8 @@ export declare class ScratchpackError extends Error {
  * sp.encode(new Ext(7, Uint8Array.of(1, 2)));   // d5 07 01 02
  */
 export declare class Ext {
-  constructor(type: number, data: Uint8Array | ArrayLike<number>);
+  /** A Uint8Array is kept as it is; anything else is copied into a new one. */
+  constructor(type: number, data: Uint8Array | ArrayLike<number> | Iterable<number> | ArrayBufferLike);
   /** -128..127 */
   readonly type: number;
   readonly data: Uint8Array;
@@ -51,12 +62,17 @@ export declare class Ext {
  * lease.release();                    // then never read lease.bytes again
  */
 export declare class Lease {
-  /** The message; a Uint8Array over the module's memory (a SharedArrayBuffer in the pthread build). */
-  readonly bytes: Uint8Array;
+  /** Only encodeView makes leases. */
+  private constructor();
+  /**
+   * The message: a view of the module's memory (a SharedArrayBuffer in the
+   * pthread build), so not a `BufferSource`; copy it (`.slice()`) to own it.
+   */
+  readonly bytes: Uint8Array<ArrayBufferLike>;
   /** False once release() has run. */
   readonly live: boolean;
-  /** Gives the memory back to the scratch or the pool. Idempotent. */
-  release(): void;
+  /** Gives the memory back to the scratch or the pool. Idempotent. Call it on the lease (not detached). */
+  release(this: Lease): void;
 }
 
 /** Typed arrays decode can produce for numeric MessagePack arrays. */
@@ -76,6 +92,10 @@ export interface Limits {
   maxExtLength?: number;
 }
 
+/**
+ * Decode options. Leave an option out for its default: an explicit
+ * `undefined` is refused (INVALID_ARGUMENT), and exactOptionalPropertyTypes says so.
+ */
 export interface DecodeOptions extends Limits {
   /**
    * 64-bit integers: 'auto' (default) numbers when safe, else BigInt;
@@ -95,32 +115,52 @@ export interface DecodeOptions extends Limits {
 }
 
 /**
+ * What decode can return; decode itself returns `unknown` (assert your own
+ * type, or this one and narrow). Bin values own their buffer
+ * (`Uint8Array<ArrayBuffer>`); with `binary: 'view'` they view the input:
+ * use `Decoded<Uint8Array>`. Typed arrays appear only with `typedArrays`,
+ * strings for 64-bit integers only with `int64: 'string'`.
+ * @example
+ * const v = sp.decode(bytes) as Decoded;
+ * if (v instanceof Uint8Array) await fetch(url, { method: 'POST', body: v });
+ */
+export type Decoded<Bin extends Uint8Array<ArrayBufferLike> = Uint8Array<ArrayBuffer>> =
+  | null | boolean | number | bigint | string | Date | Ext | Bin
+  | Int8Array<ArrayBuffer> | Uint8ClampedArray<ArrayBuffer> | Int16Array<ArrayBuffer> | Uint16Array<ArrayBuffer>
+  | Int32Array<ArrayBuffer> | Uint32Array<ArrayBuffer> | Float32Array<ArrayBuffer> | Float64Array<ArrayBuffer>
+  | BigInt64Array<ArrayBuffer> | BigUint64Array<ArrayBuffer>
+  | Decoded<Bin>[] | { [key: string]: Decoded<Bin> } | Map<Decoded<Bin>, Decoded<Bin>>;
+
+/**
  * The array pool behind the sequences the writer migrates to when the
  * scratch overflows ('default': the process-wide bucket pool, 16 B .. 128 KiB
  * x 100). 'bucket': a bounded bucket pool of its own (ArrayPool.Create);
  * 'shared': thread slots plus per-core partitions (ArrayPool.Shared);
  * 'lockfree': a lock-free queue per bucket. `sequences` caps the idle sequences.
+ * An object without `kind` is a bucket pool.
  * @example
  * await createScratchpack({ pool: { kind: 'lockfree', maxLength: 1 << 20, perBucket: 64 } });
  */
 export type PoolOption =
   | 'default' | 'bucket' | 'shared' | 'lockfree'
-  | { kind: 'bucket' | 'lockfree'; maxLength?: number; perBucket?: number; sequences?: number }
-  | { kind: 'shared'; partitions?: number; perPartition?: number; sequences?: number };
+  | { kind?: 'bucket' | 'lockfree' | undefined; maxLength?: number | undefined; perBucket?: number | undefined;
+      sequences?: number | undefined }
+  | { kind: 'shared'; partitions?: number | undefined; perPartition?: number | undefined; sequences?: number | undefined };
 
+/** Every option may be left out or undefined (the default). */
 export interface ScratchpackOptions {
-  /** Worker pthreads for encodeAsync (pthread build only). Default 0; startup costs ~80 ms per thread. */
-  threads?: number;
-  /** The to_array scratch in bytes. Default 65,536. */
-  scratchSize?: number;
+  /** Worker pthreads for encodeAsync (pthread build only), 0..64. Default 0; startup costs ~80 ms per thread. */
+  threads?: number | undefined;
+  /** The to_array scratch in bytes, 8..2^30. Default 65,536. */
+  scratchSize?: number | undefined;
   /** The pool under the sequences (see PoolOption). */
-  pool?: PoolOption;
+  pool?: PoolOption | undefined;
   /** Default limits for encode (maxDepth) and decode. */
-  limits?: Limits;
+  limits?: Limits | undefined;
   /** 'auto' (default): the pthread build when SharedArrayBuffer is usable, else the single-threaded one. */
-  wasm?: 'auto' | 'threads' | 'single';
+  wasm?: 'auto' | 'threads' | 'single' | undefined;
   /** The .wasm bytes, when the host cannot read or fetch them next to the module. */
-  wasmBinary?: ArrayBuffer | Uint8Array;
+  wasmBinary?: ArrayBuffer | Uint8Array | undefined;
 }
 
 /** Counters from C (allocation per thread, pools) and the WASM heap. */
@@ -141,9 +181,12 @@ export interface ScratchpackStats {
   kernel: string;
 }
 
-/** The part of a Node Writable that encodeToStream uses (any stream.Writable fits). */
+/**
+ * The part of a Node Writable that encodeToStream uses (any stream.Writable
+ * fits). The chunks are copies the stream may keep.
+ */
 export interface NodeWritableLike {
-  write(chunk: Uint8Array): boolean;
+  write(chunk: Uint8Array<ArrayBuffer>): boolean;
   on(event: string, listener: (...args: any[]) => void): unknown;
   off(event: string, listener: (...args: any[]) => void): unknown;
   once(event: string, listener: (...args: any[]) => void): unknown;
@@ -151,49 +194,117 @@ export interface NodeWritableLike {
   readonly writableEnded?: boolean;
 }
 
-/** Values encode accepts (anything else is UNSUPPORTED_TYPE). */
+/** The part of a WHATWG WritableStream that encodeToStream uses (a WritableStream<Uint8Array> fits). */
+export interface WritableStreamLike {
+  getWriter(): { write(chunk: Uint8Array<ArrayBuffer>): Promise<void>; releaseLock(): void };
+}
+
+/** The part of an AbortSignal that encodeAsync uses (the DOM's and Node's fit). */
+export interface AbortSignalLike {
+  readonly aborted: boolean;
+  addEventListener(type: 'abort', listener: () => void, options?: { once?: boolean }): void;
+  removeEventListener(type: 'abort', listener: () => void): void;
+}
+
+/**
+ * Any value encode might accept, for annotating your own values and
+ * parameters: interfaces, class instances (their own enumerable
+ * properties), readonly arrays, `Record<string, unknown>`, Maps, Dates,
+ * Ext, bytes and typed arrays all fit. What cannot encode is found when it
+ * is encoded (UNSUPPORTED_TYPE, CYCLE); the entries' parameters
+ * ({@link EncodableValue}) also refuse what is sure to fail.
+ */
 export type Encodable =
   | null | undefined | boolean | number | bigint | string | Date | Ext
-  | ArrayBuffer | ArrayBufferView
-  | Encodable[] | Map<Encodable, Encodable> | { [key: string]: Encodable };
+  | ArrayBufferLike | ArrayBufferView | readonly unknown[] | ReadonlyMap<unknown, unknown> | object;
+
+/** Functions and constructors: never encoded (own properties that are functions fail at run time). */
+type Callable = ((...args: any[]) => unknown) | (abstract new (...args: any[]) => unknown);
+/** WeakRef, described by its shape so that the declarations need no ES2021 lib. */
+interface WeakRefShape { deref(): unknown; readonly [Symbol.toStringTag]: 'WeakRef' }
+type Scalar = null | undefined | boolean | number | bigint | string | Date | Ext | ArrayBufferLike | ArrayBufferView;
+
+/**
+ * T itself when it can be encoded, else T with each part that cannot (a
+ * function, symbol, Set, WeakMap, WeakSet, WeakRef, Promise or RegExp, at
+ * any depth the type shows) replaced by a message saying so: the entries
+ * take `EncodableValue<T>`, so a wrong argument reads e.g. "Type 'Set<string>'
+ * is not assignable to type '"scratchpack cannot encode a Set (convert it to
+ * an Array)"'". `unknown` and `any` pass: encode checks them. A property of
+ * a function type passes too (it may be a method, which encode skips: only
+ * own properties are written). In a function generic in the value, take an
+ * `EncodableValue<T>` and pass it on.
+ * @example
+ * function send<T>(value: EncodableValue<T>) { socket.write(sp.encode(value)); }
+ */
+export type EncodableValue<T> = unknown extends T ? T : Checked<T>;
+
+type Checked<T> =
+  T extends Scalar ? T
+  : T extends symbol ? 'scratchpack cannot encode a symbol'
+  : T extends Callable ? 'scratchpack cannot encode a function'
+  : T extends readonly (infer E)[] ? EncodableArray<E>
+  : T extends ReadonlyMap<infer K, infer V> ? EncodableMap<K, V>
+  : T extends ReadonlySet<unknown> ? 'scratchpack cannot encode a Set (convert it to an Array)'
+  : T extends Promise<unknown> ? 'scratchpack cannot encode a Promise (await it first)'
+  : T extends WeakMap<object, unknown> | WeakSet<object> | WeakRefShape ? 'scratchpack cannot encode a WeakMap, WeakSet or WeakRef'
+  : T extends RegExp ? 'scratchpack cannot encode a RegExp'
+  : T extends object ? { [K in keyof T]: K extends symbol ? T[K] : Property<T[K], K> }
+  : T;
+
+// Interfaces, so that elements are checked only when compared: a recursive
+// type alias (type Json = ... | Json[]) would otherwise expand for ever.
+interface EncodableArray<E> extends ReadonlyArray<EncodableValue<E>> {}
+interface EncodableMap<K, V> extends ReadonlyMap<EncodableValue<K>, EncodableValue<V>> {}
+
+/** An object's property: an index signature's values are checked like elements, a named one may be a method. */
+type Property<T, K> = string extends K ? EncodableValue<T> : number extends K ? EncodableValue<T>
+  : T extends Callable ? T : EncodableValue<T>;
 
 /** One loaded WebAssembly module and the entries over it. */
 export declare class Scratchpack {
+  /** Only createScratchpack makes one. */
+  private constructor();
   /** Whether this is the pthread build. */
   readonly threaded: boolean;
   /** Worker pthreads running for encodeAsync. */
   readonly threads: number;
 
   /**
-   * The to_array entry: a new Uint8Array of exactly the message's size.
+   * The to_array entry: a new Uint8Array of exactly the message's size,
+   * with a buffer of its own (a `BufferSource`: `new Response(sp.encode(v))`).
    * @example
    * sp.encode({ Id: 1, Name: 'hello' });   // 82 a2 49 64 01 a4 4e 61 6d 65 a5 68 65 6c 6c 6f
    */
-  encode(value: Encodable): Uint8Array;
+  encode<T>(this: Scratchpack, value: EncodableValue<T>): Uint8Array<ArrayBuffer>;
 
   /**
    * The message left in linear memory, leased: no later encode writes over
    * it until lease.release().
    * @example
-   * const { bytes, release } = sp.encodeView(value);
+   * const lease = sp.encodeView(value);
+   * port.postMessage(lease.bytes);       // a SharedArrayBuffer view: no copy
+   * lease.release();
    */
-  encodeView(value: Encodable): Lease;
+  encodeView<T>(this: Scratchpack, value: EncodableValue<T>): Lease;
 
   /**
-   * The to_output entry: writes into target from offset and returns the
-   * number of bytes written; BUFFER_TOO_SMALL if the message does not fit.
+   * The to_output entry: writes into target from offset (an integer in
+   * 0..target.length, default 0) and returns the number of bytes written;
+   * BUFFER_TOO_SMALL if the message does not fit.
    * @example
    * const n = sp.encodeInto(value, buf, 4);   // buf[4 .. 4 + n)
    */
-  encodeInto(value: Encodable, target: Uint8Array, offset?: number): number;
+  encodeInto<T>(this: Scratchpack, value: EncodableValue<T>, target: Uint8Array<ArrayBufferLike>, offset?: number): number;
 
   /**
-   * The to_stream entry: encodes into pooled segments, then writes them in
-   * order, honouring back-pressure. Resolves to the bytes written.
+   * The to_stream entry: encodes into pooled segments, then writes copies of
+   * them in order, honouring back-pressure. Resolves to the bytes written.
    * @example
    * await sp.encodeToStream(rows, fs.createWriteStream('rows.msgpack'));
    */
-  encodeToStream(value: Encodable, writable: NodeWritableLike | WritableStream<Uint8Array>): Promise<number>;
+  encodeToStream<T>(this: Scratchpack, value: EncodableValue<T>,
+    writable: NodeWritableLike | WritableStreamLike): Promise<number>;
 
   /**
    * A numeric typed array encoded as a MessagePack array on a worker pthread
@@ -201,20 +312,22 @@ export declare class Scratchpack {
    * @example
    * const bytes = await sp.encodeAsync(new Float64Array(1e6));
    */
-  encodeAsync(value: Encodable, options?: { signal?: AbortSignal }): Promise<Uint8Array>;
+  encodeAsync<T>(this: Scratchpack, value: EncodableValue<T>,
+    options?: { signal?: AbortSignalLike | undefined }): Promise<Uint8Array<ArrayBuffer>>;
 
   /**
    * Decodes exactly one value; options override the instance's limits.
+   * Returns `unknown`: see {@link Decoded} for what it can be.
    * @example
    * sp.decode(bytes, { int64: 'bigint', typedArrays: Int32Array });
    */
-  decode(bytes: Uint8Array | ArrayBuffer | ArrayBufferView, options?: DecodeOptions): unknown;
+  decode(this: Scratchpack, bytes: ArrayBufferLike | ArrayBufferView, options?: DecodeOptions): unknown;
 
   /** Counters from C. */
-  stats(): ScratchpackStats;
+  stats(this: Scratchpack): ScratchpackStats;
 
   /** Ends the worker pthreads so the process can exit; the instance is unusable afterwards. */
-  close(): void;
+  close(this: Scratchpack): void;
 }
 
 /**
@@ -230,7 +343,12 @@ export declare function createScratchpack(options?: ScratchpackOptions): Promise
 
 /**
  * Decodes without loading the WebAssembly module (decoding runs in JS).
+ * Returns `unknown`: see {@link Decoded} for what it can be.
  * @example
  * decode(Uint8Array.of(0x92, 0x01, 0xa1, 0x61));   // [1, 'a']
  */
-export declare function decode(bytes: Uint8Array | ArrayBuffer | ArrayBufferView, options?: DecodeOptions): unknown;
+export declare function decode(bytes: ArrayBufferLike | ArrayBufferView, options?: DecodeOptions): unknown;
+
+// Only what is exported above is public (in a .d.ts, a module without this
+// line would export the helper types too).
+export {};

@@ -1,10 +1,13 @@
 // typed.js -- typed arrays as standard MessagePack arrays.
-// Owns: which typed arrays are numeric arrays (and their element kind as
-// wasm/sp_wasm.c numbers it), and the ranges a decoded array must fit to
+// Owns: which typed arrays are numeric arrays (and their element kind, as
+// C's sp_num_kind numbers it), and the ranges a decoded array must fit to
 // become a given typed array. Must not touch: the bytes (C writes them,
 // decoder.js reads them).
 
-/** Element kinds, in wasm/sp_wasm.c's order. */
+/**
+ * Element kinds: C's sp_num_kind (src/include/sp_bulk.h), SP_NUM_<name> =
+ * KIND.<name>; tests/js/vocabulary.test.js checks the two against each other.
+ */
 export const KIND = Object.freeze({ I8: 0, U8: 1, I16: 2, U16: 3, I32: 4, U32: 5, F32: 6, F64: 7, I64: 8, U64: 9 });
 
 const kinds = new Map([

@@ -208,7 +208,11 @@ function putPair(hi, lo, p) {
   return p + 4;
 }
 
-const headerSize = (n) => (n < 0x100 ? 2 : n < 0x10000 ? 3 : 5);
+/**
+ * Bytes of the str header for n bytes: fixstr 1, str 8 2, str 16 3, str 32 5.
+ * The one copy of this rule in JS (C's is sp_str_header_size); the page uses it too.
+ */
+export const strHeaderSize = (n) => (n < 32 ? 1 : n < 0x100 ? 2 : n < 0x10000 ? 3 : 5);
 
 function putStrHeader(at, len, size) {
   if (size === 1) u8[at] = 0xa0 | len;
@@ -230,10 +234,10 @@ function writeLongerString(s, n) {
   const worst = 3 * n + 5;
   if (end - pos >= worst || (n <= LONG_STRING && !sink.fixed)) {
     if (end - pos < worst) more(worst);
-    const guess = headerSize(n);
+    const guess = strHeaderSize(n);
     const start = pos + guess;
     const len = writeUtf8(u8, s, start, end - start);
-    const size = headerSize(len);
+    const size = strHeaderSize(len);
     if (size > guess) u8.copyWithin(pos + size, start, start + len);
     putStrHeader(pos, len, size);
     pos += size + len;
@@ -244,7 +248,7 @@ function writeLongerString(s, n) {
     const max = end - pos - 5;
     const len = writeUtf8(u8, s, pos + 5, max);
     if (len <= max - 4) {
-      const size = headerSize(len);
+      const size = strHeaderSize(len);
       if (size < 5) u8.copyWithin(pos + size, pos + 5, pos + 5 + len);
       putStrHeader(pos, len, size);
       pos += size + len;
@@ -258,7 +262,7 @@ function writeChunkedString(s, n) {
   const len = utf8Length(s);
   if (len > 0xffffffff) throw new EncodeFailure(codes.LENGTH_LIMIT, 'string longer than 2^32-1 bytes');
   if (end - pos < 5) more(5);
-  const size = len < 32 ? 1 : headerSize(len);
+  const size = strHeaderSize(len);
   putStrHeader(pos, len, size);
   pos += size;
   if (len === n) {                      // one byte per unit: chunks as big as the span

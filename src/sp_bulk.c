@@ -11,7 +11,7 @@
 ** Returns 0 when the writer has stopped. */
 static int begin(sp_writer *w, size_t n) {
   if ((uint64_t)n > 0xffffffffu) {
-    sp_writer_fail(w, SP_E_LIMIT, "array longer than 2^32-1 elements", __func__);
+    sp_writer_fail(w, SP_E_LENGTH_LIMIT, "array longer than 2^32-1 elements", __func__);
     return 0;
   }
   sp_write_array_header(w, (uint32_t)n);

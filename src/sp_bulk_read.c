@@ -11,7 +11,7 @@ static int begin(sp_reader *r, size_t cap, uint32_t *n) {
   uint64_t at = sp_reader_offset(r);
   if (!sp_read_array_header(r, n)) return 0;
   if (*n > cap) {
-    sp_reader_fail(r, SP_E_LIMIT, "array longer than the destination", __func__);
+    sp_reader_fail(r, SP_E_LENGTH_LIMIT, "array longer than the destination", __func__);
     r->err.offset = (size_t)at;
     return 0;
   }

@@ -7,14 +7,28 @@
 
 #include "sp_error.h"
 
+/* Indexed by code, so a code added to the enum without a name here reads
+** "SP_E_UNKNOWN" instead of another code's name. */
 static const char *const names[] = {
-  "SP_OK", "SP_E_NOMEM", "SP_E_MISUSE", "SP_E_CANCELLED", "SP_E_LIMIT",
-  "SP_E_VALUE", "SP_E_OUTPUT", "SP_E_SINK", "SP_E_CALLBACK", "SP_E_TRUNCATED",
-  "SP_E_INVALID", "SP_E_TYPE", "SP_E_DEPTH", "SP_E_OVERFLOW"
+  [SP_OK] = "SP_OK",
+  [SP_E_NOMEM] = "SP_E_NOMEM",
+  [SP_E_INVALID_ARGUMENT] = "SP_E_INVALID_ARGUMENT",
+  [SP_E_CANCELLED] = "SP_E_CANCELLED",
+  [SP_E_LENGTH_LIMIT] = "SP_E_LENGTH_LIMIT",
+  [SP_E_VALUE_RANGE] = "SP_E_VALUE_RANGE",
+  [SP_E_BUFFER_TOO_SMALL] = "SP_E_BUFFER_TOO_SMALL",
+  [SP_E_SINK] = "SP_E_SINK",
+  [SP_E_CALLBACK] = "SP_E_CALLBACK",
+  [SP_E_TRUNCATED] = "SP_E_TRUNCATED",
+  [SP_E_MALFORMED] = "SP_E_MALFORMED",
+  [SP_E_TYPE] = "SP_E_TYPE",
+  [SP_E_DEPTH_LIMIT] = "SP_E_DEPTH_LIMIT",
+  [SP_E_OVERFLOW] = "SP_E_OVERFLOW",
+  [SP_E_TRAILING_BYTES] = "SP_E_TRAILING_BYTES",
 };
 
 const char *sp_code_name(sp_code code) {
-  if ((unsigned)code < sizeof names / sizeof names[0]) return names[code];
+  if ((unsigned)code < sizeof names / sizeof names[0] && names[code]) return names[code];
   return "SP_E_UNKNOWN";
 }
 

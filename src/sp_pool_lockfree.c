@@ -188,7 +188,7 @@ static void *pool_rent(sp_pool *base, size_t min, size_t *capacity) {
 static int pool_give_back(sp_pool *base, void *a, size_t capacity) {
   lockfree_pool *p = (lockfree_pool *)base;
   unsigned i = sp_pool_bucket_index(capacity ? capacity : 1);
-  if (capacity <= p->base.max_pooled && capacity != bucket_size(i)) return SP_E_MISUSE;
+  if (capacity <= p->base.max_pooled && capacity != bucket_size(i)) return SP_E_INVALID_ARGUMENT;
   count(p, RETURNS);
   if (capacity > p->base.max_pooled) {
     sp_free(a, capacity);              /* an unpooled array */

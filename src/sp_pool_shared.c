@@ -443,7 +443,7 @@ static int pool_give_back(sp_pool *base, void *a, size_t capacity) {
     sp_free(a, capacity);
     return 0;
   }
-  if (capacity != bucket_size(i)) return SP_E_MISUSE;
+  if (capacity != bucket_size(i)) return SP_E_INVALID_ARGUMENT;
   b = find_block(p);
   TALLY(p, b, returns);
   if (b != NULL) {                         /* newest in the slot; stamp cleared first */

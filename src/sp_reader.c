@@ -125,7 +125,7 @@ sp_type sp_peek(sp_reader *r) {
   int b = peek_byte(r);
   if (b < 0) return SP_T_END;
   if (b == 0xc1) {
-    sp_reader_fail(r, SP_E_INVALID, "0xc1 is never used", __func__);
+    sp_reader_fail(r, SP_E_MALFORMED, "0xc1 is never used", __func__);
     return SP_T_END;
   }
   return type_of(b);
@@ -266,7 +266,7 @@ static int read_length(sp_reader *r, int b, uint32_t *len, int fix_lo, int fix_h
 ** allocate for what a header claims. */
 static int require(sp_reader *r, uint64_t need, uint64_t header_at, const char *cause) {
   if (r->remaining >= need) return 1;
-  sp_reader_fail(r, SP_E_LIMIT, cause, __func__);
+  sp_reader_fail(r, SP_E_LENGTH_LIMIT, cause, __func__);
   r->err.offset = (size_t)header_at;
   return 0;
 }
@@ -351,7 +351,7 @@ int sp_read_raw(sp_reader *r, void *dst, size_t n) {
 static int read_body_view(sp_reader *r, uint32_t len, const uint8_t **p) {
   if (sp_read_view(r, len, p)) return 1;
   if (r->err.code != SP_OK) return 0;
-  return sp_reader_fail(r, SP_E_LIMIT, "body spans segments: read it with sp_read_raw", __func__);
+  return sp_reader_fail(r, SP_E_LENGTH_LIMIT, "body spans segments: read it with sp_read_raw", __func__);
 }
 
 int sp_read_str(sp_reader *r, const char **p, uint32_t *len) {
@@ -380,7 +380,7 @@ int sp_read_timestamp(sp_reader *r, int64_t *sec, uint32_t *nsec) {
   int64_t s;
   if (!sp_read_ext_header(r, &type, &len)) return 0;
   if (type != -1 || (len != 4 && len != 8 && len != 12)) {
-    sp_reader_fail(r, SP_E_INVALID, "timestamp must be ext -1 of 4, 8 or 12 bytes", __func__);
+    sp_reader_fail(r, SP_E_MALFORMED, "timestamp must be ext -1 of 4, 8 or 12 bytes", __func__);
     r->err.offset = (size_t)at;
     return 0;
   }
@@ -389,7 +389,7 @@ int sp_read_timestamp(sp_reader *r, int64_t *sec, uint32_t *nsec) {
   else if (len == 8) { uint64_t d = load64(body); ns = (uint32_t)(d >> 34); s = (int64_t)(d & 0x3ffffffffull); }
   else { ns = load32(body); s = (int64_t)load64(body + 4); }
   if (ns >= 1000000000u) {
-    sp_reader_fail(r, SP_E_INVALID, "timestamp nanoseconds >= 10^9", __func__);
+    sp_reader_fail(r, SP_E_MALFORMED, "timestamp nanoseconds >= 10^9", __func__);
     r->err.offset = (size_t)at;
     return 0;
   }
@@ -453,7 +453,7 @@ int sp_skip(sp_reader *r) {
     int b = peek_byte(r);
     uint64_t at = sp_reader_offset(r);       /* errors name the value's first byte */
     if (b < 0) return r->err.code ? 0 : sp_reader_fail(r, SP_E_TRUNCATED, "input ends inside a value", __func__);
-    if (b == 0xc1) return sp_reader_fail(r, SP_E_INVALID, "0xc1 is never used", __func__);
+    if (b == 0xc1) return sp_reader_fail(r, SP_E_MALFORMED, "0xc1 is never used", __func__);
     take(r, 1, buf);
     if ((body = skip_size(r, b, &items)) < 0) { r->err.offset = (size_t)at; return 0; }
     if ((uint64_t)body > r->remaining) {
@@ -470,7 +470,7 @@ int sp_skip(sp_reader *r) {
 int sp_reader_enter(sp_reader *r) {
   if (r->err.code != SP_OK) return 0;
   if (r->depth >= r->max_depth)
-    return sp_reader_fail(r, SP_E_DEPTH, "nesting deeper than the depth limit", __func__);
+    return sp_reader_fail(r, SP_E_DEPTH_LIMIT, "nesting deeper than the depth limit", __func__);
   r->depth++;
   return 1;
 }

@@ -2,7 +2,8 @@
 ** sp_schema.c -- resolving a schema once, caching it, releasing structs.
 ** Owns: validation of descriptor tables, the resolved block (pre-encoded
 ** header and keys, integer-key slots, fixed sizes), its lock-free
-** publication, and sp_schema_release. Must not touch: encoding or decoding
+** publication, resolve failures inside an encode or decode (and the field
+** path every schema error carries), and sp_schema_release. Must not touch: encoding or decoding
 ** of values (sp_schema_encode.c, sp_schema_decode.c) or key matching
 ** internals (sp_schema_keys.c).
 **
@@ -25,29 +26,25 @@
 /* ---- element sizes ------------------------------------------------------- */
 
 size_t sp_schema_elem_size(const sp_field *f) {
+  int kind = sp_ftype_kind(f->type);
+  if (kind >= 0) return sp_num_kind_size((sp_num_kind)kind);
   switch (f->type) {
-    case SP_F_I8: case SP_F_U8: return 1;
-    case SP_F_I16: case SP_F_U16: return 2;
-    case SP_F_I32: case SP_F_U32: case SP_F_FLOAT: return 4;
-    case SP_F_I64: case SP_F_U64: case SP_F_DOUBLE: return 8;
     case SP_F_BOOL: return sizeof(bool);
     case SP_F_STR: return sizeof(sp_str_field);
     case SP_F_BIN: return sizeof(sp_bin_field);
     case SP_F_TIMESTAMP: return sizeof(sp_ts_field);
     case SP_F_STRUCT: return f->schema ? f->schema->size : 0;
+    default: return 0;
   }
-  return 0;
 }
 
-/* Encoded bytes of one element when they never depend on the value. */
+/* Encoded bytes of one element when they never depend on the value: a
+** number in its full-width form is its type byte and its memory bytes. */
 static uint64_t elem_fixed(const sp_field *f, int fixed_width, uint64_t nested_fixed) {
+  int kind = sp_ftype_kind(f->type);
+  if (kind >= 0)
+    return fixed_width || !sp_ftype_is_int(f->type) ? 1 + sp_num_kind_size((sp_num_kind)kind) : 0;
   switch (f->type) {
-    case SP_F_I8: case SP_F_U8: return fixed_width ? 2 : 0;
-    case SP_F_I16: case SP_F_U16: return fixed_width ? 3 : 0;
-    case SP_F_I32: case SP_F_U32: return fixed_width ? 5 : 0;
-    case SP_F_I64: case SP_F_U64: return fixed_width ? 9 : 0;
-    case SP_F_FLOAT: return 5;
-    case SP_F_DOUBLE: return 9;
     case SP_F_BOOL: return 1;
     case SP_F_TIMESTAMP: return fixed_width ? 15 : 0;   /* c7 0c ff nsec32 sec64 */
     case SP_F_STRUCT: return nested_fixed;
@@ -58,20 +55,16 @@ static uint64_t elem_fixed(const sp_field *f, int fixed_width, uint64_t nested_f
 /* Bytes of an array or map header for n entries. */
 static uint32_t header_size(uint64_t n) { return n <= 15 ? 1 : n <= 0xffff ? 3 : 5; }
 
-static uint32_t str_header_size(uint32_t n) { return n <= 31 ? 1 : n <= 0xff ? 2 : 3; }
-
 /* ---- validation ---------------------------------------------------------- */
 
 /* A resolve failure: MISUSE with a static cause and the field in the path. */
 static void fail(sp_error *err, const sp_field *f, size_t index, const char *cause) {
   if (err == NULL) return;
   memset(err, 0, sizeof *err);
-  err->code = SP_E_MISUSE;
+  err->code = SP_E_INVALID_ARGUMENT;
   err->cause = cause;
   err->site = "sp_schema_resolve";
-  if (f == NULL) return;
-  if (f->name) sp_error_path_key(err, f->name, strlen(f->name));
-  else sp_error_path_index(err, index);
+  if (f != NULL) sp_schema_path_field(err, f, index);
 }
 
 static size_t member_size(const sp_field *f, size_t esize) {
@@ -148,11 +141,7 @@ static int fill_fields(sp_resolved *rs, const sp_schema *s, sp_error *err, unsig
     rf->name_len = f->name ? (uint32_t)strlen(f->name) : 0;
     if (f->type == SP_F_STRUCT && rf->shape != SHAPE_ARRAY) {   /* arrays resolve lazily */
       const sp_resolved *in = get_at(f->schema, err, depth + 1);
-      if (in == NULL) {                   /* the inner error, with this field in front */
-        if (err && f->name) sp_error_path_key(err, f->name, rf->name_len);
-        else if (err) sp_error_path_index(err, i);
-        return 0;
-      }
+      if (in == NULL) return err ? sp_schema_path_field(err, f, i) : 0;   /* this field in front */
       nested = in->fixed_size;
     }
     ef = elem_fixed(f, rf->fixed_width, nested);
@@ -214,7 +203,7 @@ static uint32_t key_bytes(const sp_schema *s) {
   uint32_t n = 0;
   for (size_t i = 0; i < s->nfields; i++) {
     uint32_t len = (uint32_t)strlen(s->fields[i].name);
-    n += str_header_size(len) + len;
+    n += (uint32_t)sp_str_header_size(len) + len;
   }
   return n;
 }
@@ -311,6 +300,27 @@ size_t sp_schema_fixed_size(sp_schema *s) {
 void sp_schema_forget(sp_schema *s) {
   sp_resolved *rs = atomic_exchange_explicit(&s->resolved, NULL, memory_order_acq_rel);
   if (rs != NULL) sp_free(rs, rs->alloc_size);
+}
+
+/* ---- failures of a walk ------------------------------------------------------ */
+
+int sp_schema_path_field(sp_error *err, const sp_field *f, size_t index) {
+  if (f->name) sp_error_path_key(err, f->name, strlen(f->name));
+  else sp_error_path_index(err, index);
+  return 0;
+}
+
+/* The writer or reader records the code, cause and site at its own offset
+** (and stops); the path comes from the resolve failure. A walk that has
+** failed already keeps its first error. */
+const sp_resolved *sp_schema_get_walking(sp_writer *w, sp_reader *r, sp_schema *s) {
+  sp_error e, *walk = w ? &w->err : &r->err;
+  const sp_resolved *rs = sp_schema_get(s, &e);
+  if (rs || walk->code != SP_OK) return rs;
+  if (w) sp_writer_fail(w, e.code, e.cause, e.site);
+  else sp_reader_fail(r, e.code, e.cause, e.site);
+  memcpy(walk->path, e.path, sizeof e.path);
+  return NULL;
 }
 
 /* ---- release --------------------------------------------------------------- */

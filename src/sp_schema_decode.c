@@ -27,28 +27,6 @@ static const char empty[1];   /* where an empty str/bin points when nothing is o
 
 static int decode_struct(sp_reader *r, const sp_resolved *rs, uint8_t *obj, unsigned flags);
 
-/* ---- errors ---------------------------------------------------------------- */
-
-static int fail_resolve(sp_reader *r, const sp_error *e) {
-  if (r->err.code != SP_OK) return 0;
-  sp_reader_fail(r, e->code, e->cause, e->site);
-  memcpy(r->err.path, e->path, sizeof r->err.path);
-  return 0;
-}
-
-static int field_path(sp_reader *r, const sp_rfield *rf) {
-  if (rf->f->name) sp_error_path_key(&r->err, rf->f->name, rf->name_len);
-  else sp_error_path_index(&r->err, rf->f->key - 1);
-  return 0;
-}
-
-static const sp_resolved *nested(sp_reader *r, const sp_rfield *rf) {
-  sp_error e;
-  const sp_resolved *rs = sp_schema_get(rf->f->schema, &e);
-  if (rs == NULL) fail_resolve(r, &e);
-  return rs;
-}
-
 /* ---- str and bin ------------------------------------------------------------- */
 
 /* A block of at least 'need' bytes for a member that owns *cap bytes at
@@ -76,7 +54,7 @@ static int read_body(sp_reader *r, uint8_t **ptr, size_t *len, size_t *cap, uint
   if (flags & SP_DECODE_BORROW) {
     if (!sp_read_view(r, n, &view))
       return r->err.code ? 0
-           : sp_reader_fail(r, SP_E_LIMIT, "borrowed body spans segments", __func__);
+           : sp_reader_fail(r, SP_E_LENGTH_LIMIT, "borrowed body spans segments", __func__);
     if (*cap) sp_free(*ptr, *cap);
     *ptr = (uint8_t *)(uintptr_t)(n ? view : (const uint8_t *)empty);
     *len = n;
@@ -152,7 +130,7 @@ static int decode_elem(sp_reader *r, const sp_rfield *rf, uint8_t *p, unsigned f
     case SP_F_BIN: return decode_bin(r, AS(sp_bin_field, p), flags);
     case SP_F_TIMESTAMP: return sp_read_timestamp(r, &AS(sp_ts_field, p)->sec, &AS(sp_ts_field, p)->nsec);
     default: {
-      const sp_resolved *in = nested(r, rf);
+      const sp_resolved *in = sp_schema_get_reading(r, rf->f->schema);
       return in && decode_struct(r, in, p, flags);
     }
   }
@@ -173,13 +151,13 @@ static int decode_elems(sp_reader *r, const sp_rfield *rf, uint8_t *base, uint32
 /* ---- arrays ---------------------------------------------------------------------- */
 
 /* type m[count]: up to count elements; fewer leave the rest as they are,
-** more is SP_E_LIMIT (the member cannot hold them). */
+** more is SP_E_LENGTH_LIMIT (the member cannot hold them). */
 static int decode_inline(sp_reader *r, const sp_rfield *rf, uint8_t *p, unsigned flags) {
   uint64_t at = sp_reader_offset(r);
   uint32_t n;
   if (!sp_read_array_header(r, &n)) return 0;
   if (n > rf->count) {
-    sp_reader_fail(r, SP_E_LIMIT, "array longer than its inline member", __func__);
+    sp_reader_fail(r, SP_E_LENGTH_LIMIT, "array longer than its inline member", __func__);
     r->err.offset = (size_t)at;
     return 0;
   }
@@ -204,7 +182,7 @@ static int resize(sp_reader *r, const sp_rfield *rf, sp_array_field *a, uint32_t
   }
   if (n == 0) { a->ptr = NULL; a->count = 0; return 1; }
   if (n > SIZE_MAX / es)
-    return sp_reader_fail(r, SP_E_LIMIT, "array larger than memory", __func__);
+    return sp_reader_fail(r, SP_E_LENGTH_LIMIT, "array larger than memory", __func__);
   if ((block = sp_malloc((size_t)n * es)) == NULL)
     return sp_reader_fail(r, SP_E_NOMEM, "no memory for an array member", __func__);
   if (keep) memcpy(block, a->ptr, keep * es);   /* elements move with what they own */
@@ -226,12 +204,12 @@ static int decode_array(sp_reader *r, const sp_rfield *rf, sp_array_field *a, un
 static int decode_field(sp_reader *r, const sp_rfield *rf, uint8_t *obj, unsigned flags) {
   uint8_t *p = obj + rf->f->offset;
   int ok;
-  if (rf->shape == SHAPE_ONE) return decode_elem(r, rf, p, flags) || field_path(r, rf);
-  if (!sp_reader_enter(r)) return field_path(r, rf);
+  if (rf->shape == SHAPE_ONE) return decode_elem(r, rf, p, flags) || sp_schema_path(&r->err, rf);
+  if (!sp_reader_enter(r)) return sp_schema_path(&r->err, rf);
   ok = rf->shape == SHAPE_INLINE ? decode_inline(r, rf, p, flags)
                                  : decode_array(r, rf, AS(sp_array_field, p), flags);
   sp_reader_leave(r);
-  return ok || field_path(r, rf);
+  return ok || sp_schema_path(&r->err, rf);
 }
 
 /* Integer keys: element i is the field with key i; gaps and indices past
@@ -296,10 +274,8 @@ static int decode_struct(sp_reader *r, const sp_resolved *rs, uint8_t *obj, unsi
 /* ---- entries ---------------------------------------------------------------------- */
 
 sp_code sp_schema_read(sp_reader *r, sp_schema *s, void *obj, unsigned flags) {
-  sp_error e;
-  const sp_resolved *rs = sp_schema_get(s, &e);
-  if (rs == NULL) fail_resolve(r, &e);
-  else decode_struct(r, rs, obj, flags);
+  const sp_resolved *rs = sp_schema_get_reading(r, s);
+  if (rs != NULL) decode_struct(r, rs, obj, flags);
   return r->err.code;
 }
 
@@ -308,7 +284,7 @@ sp_code sp_schema_decode(sp_schema *s, const void *data, size_t len, void *obj,
   sp_reader r;
   sp_reader_init(&r, data, len);
   if (sp_schema_read(&r, s, obj, flags) == SP_OK && r.remaining > 0)
-    sp_reader_fail(&r, SP_E_INVALID, "bytes left after the value", __func__);
+    sp_reader_fail(&r, SP_E_TRAILING_BYTES, "bytes left after the value", __func__);
   if (err) *err = r.err;
   return r.err.code;
 }

@@ -18,32 +18,7 @@
 #include <string.h>
 
 #include "sp_alloc.h"
-#include "sp_bulk.h"
 #include "sp_schema_internal.h"
-
-/* ---- errors ---------------------------------------------------------------- */
-
-/* Copies a resolve failure into the writer (its code, cause and path). */
-static int fail_resolve(sp_writer *w, const sp_error *e) {
-  if (w->err.code != SP_OK) return 0;
-  sp_writer_fail(w, e->code, e->cause, e->site);
-  memcpy(w->err.path, e->path, sizeof w->err.path);
-  return 0;
-}
-
-/* Puts the field in front of the error path: ".name", or "[key]". */
-static int field_path(sp_writer *w, const sp_rfield *rf) {
-  if (rf->f->name) sp_error_path_key(&w->err, rf->f->name, rf->name_len);
-  else sp_error_path_index(&w->err, rf->f->key - 1);
-  return 0;
-}
-
-static const sp_resolved *nested(sp_writer *w, const sp_rfield *rf) {
-  sp_error e;
-  const sp_resolved *rs = sp_schema_get(rf->f->schema, &e);
-  if (rs == NULL) fail_resolve(w, &e);
-  return rs;
-}
 
 /* ---- fixed-width values --------------------------------------------------- */
 
@@ -66,7 +41,7 @@ static size_t put_wide_int(uint8_t *p, uint8_t type, const uint8_t *src) {
 /* The 96-bit timestamp form, whatever the value (c7 0c ff nsec sec). */
 static size_t put_wide_ts(sp_writer *w, uint8_t *p, const sp_ts_field *t) {
   if (t->nsec >= 1000000000u) {
-    sp_writer_fail(w, SP_E_VALUE, "timestamp nanoseconds >= 10^9", __func__);
+    sp_writer_fail(w, SP_E_VALUE_RANGE, "timestamp nanoseconds >= 10^9", __func__);
     return 0;
   }
   p[0] = 0xc7; p[1] = 12; p[2] = 0xff;
@@ -91,7 +66,7 @@ static uint8_t *put_elem(sp_writer *w, const sp_rfield *rf, const uint8_t *src, 
       n = put_wide_ts(w, p, (const sp_ts_field *)(const void *)src);
       return n ? p + n : NULL;
     case SP_F_STRUCT: {
-      const sp_resolved *in = nested(w, rf);
+      const sp_resolved *in = sp_schema_get_writing(w, rf->f->schema);
       return in ? put_struct(w, in, src, p) : NULL;
     }
     default: return p + put_wide_int(p, rf->type, src);
@@ -119,7 +94,7 @@ static uint8_t *put_struct(sp_writer *w, const sp_resolved *rs, const uint8_t *o
     rf = &rs->fields[rs->int_keys ? (uint32_t)rs->slot[i] : i];
     memcpy(p, rs->keys + rf->key_off, rf->key_len);   /* key_len is 0 for integer keys */
     if ((p = put_field(w, rf, obj + rf->f->offset, p + rf->key_len)) == NULL) {
-      field_path(w, rf);
+      sp_schema_path(&w->err, rf);
       return NULL;
     }
   }
@@ -161,7 +136,7 @@ static void write_bin(sp_writer *w, const sp_bin_field *b) {
 /* One element in its smallest form (or fixed width when asked). */
 static int write_elem(sp_writer *w, const sp_rfield *rf, const uint8_t *src, unsigned depth) {
   const sp_ts_field *t = (const sp_ts_field *)(const void *)src;
-  if (rf->fixed_width && (rf->type <= SP_F_U64 || rf->type == SP_F_TIMESTAMP)) {
+  if (rf->fixed_width && (sp_ftype_is_int(rf->type) || rf->type == SP_F_TIMESTAMP)) {
     write_wide(w, rf, src);
     return w->err.code == SP_OK;
   }
@@ -181,39 +156,24 @@ static int write_elem(sp_writer *w, const sp_rfield *rf, const uint8_t *src, uns
     case SP_F_BIN: write_bin(w, (const sp_bin_field *)(const void *)src); break;
     case SP_F_TIMESTAMP: sp_write_timestamp(w, t->sec, t->nsec); break;
     default: {
-      const sp_resolved *in = nested(w, rf);
+      const sp_resolved *in = sp_schema_get_writing(w, rf->f->schema);
       return in && encode_struct(w, in, src, depth + 1);
     }
   }
   return w->err.code == SP_OK;
 }
 
-/* Numeric arrays in smallest forms go to the bulk writers (header
-** included). Returns 0 when the type has none. */
-static int write_bulk(sp_writer *w, uint8_t type, const void *v, size_t n) {
-  switch (type) {
-    case SP_F_I8: sp_write_i8_array(w, v, n); return 1;
-    case SP_F_I16: sp_write_i16_array(w, v, n); return 1;
-    case SP_F_I32: sp_write_i32_array(w, v, n); return 1;
-    case SP_F_I64: sp_write_i64_array(w, v, n); return 1;
-    case SP_F_U8: sp_write_u8_array(w, v, n); return 1;
-    case SP_F_U16: sp_write_u16_array(w, v, n); return 1;
-    case SP_F_U32: sp_write_u32_array(w, v, n); return 1;
-    case SP_F_U64: sp_write_u64_array(w, v, n); return 1;
-    case SP_F_FLOAT: sp_write_f32_array(w, v, n); return 1;
-    case SP_F_DOUBLE: sp_write_f64_array(w, v, n); return 1;
-    default: return 0;
-  }
-}
-
 /* An array of n elements at 'base'. */
 static int write_elems(sp_writer *w, const sp_rfield *rf, const uint8_t *base, size_t n,
                        unsigned depth) {
   if ((uint64_t)n > 0xffffffffu) {
-    sp_writer_fail(w, SP_E_LIMIT, "array longer than 2^32-1 elements", __func__);
+    sp_writer_fail(w, SP_E_LENGTH_LIMIT, "array longer than 2^32-1 elements", __func__);
     return 0;
   }
-  if (!rf->fixed_width && write_bulk(w, rf->type, base, n)) return w->err.code == SP_OK;
+  if (!rf->fixed_width && sp_ftype_kind(rf->type) >= 0) {      /* the bulk writer, header included */
+    sp_write_numeric_array(w, (sp_num_kind)sp_ftype_kind(rf->type), base, n);
+    return w->err.code == SP_OK;
+  }
   sp_write_array_header(w, (uint32_t)n);
   for (size_t i = 0; i < n; i++) {
     if (sp_writer_stopped(w)) return 0;
@@ -236,7 +196,7 @@ static int write_field(sp_writer *w, const sp_rfield *rf, const uint8_t *src, un
   if (rf->shape == SHAPE_ONE) return write_elem(w, rf, src, depth);
   if (rf->shape == SHAPE_INLINE) return write_elems(w, rf, src, rf->count, depth);
   if (a->ptr == NULL && a->count > 0) {
-    sp_writer_fail(w, SP_E_MISUSE, "array member with count > 0 and no elements", __func__);
+    sp_writer_fail(w, SP_E_INVALID_ARGUMENT, "array member with count > 0 and no elements", __func__);
     return 0;
   }
   return write_elems(w, rf, a->ptr, a->count, depth);
@@ -245,7 +205,7 @@ static int write_field(sp_writer *w, const sp_rfield *rf, const uint8_t *src, un
 /* Header, then each field (after its pre-encoded key), nil in the gaps. */
 static int encode_struct(sp_writer *w, const sp_resolved *rs, const uint8_t *obj, unsigned depth) {
   if (depth > SP_DEPTH_DEFAULT) {
-    sp_writer_fail(w, SP_E_LIMIT, "structs nest deeper than 500 (a cycle?)", __func__);
+    sp_writer_fail(w, SP_E_DEPTH_LIMIT, "structs nest deeper than 500 (a cycle?)", __func__);
     return 0;
   }
   if (sp_writer_stopped(w)) return 0;
@@ -257,7 +217,7 @@ static int encode_struct(sp_writer *w, const sp_resolved *rs, const uint8_t *obj
     if (rs->int_keys && rs->slot[i] < 0) { sp_write_nil(w); continue; }
     rf = &rs->fields[rs->int_keys ? (uint32_t)rs->slot[i] : i];
     if (rf->key_len) sp_write_raw(w, rs->keys + rf->key_off, rf->key_len);
-    if (!write_field(w, rf, obj + rf->f->offset, depth)) return field_path(w, rf);
+    if (!write_field(w, rf, obj + rf->f->offset, depth)) return sp_schema_path(&w->err, rf);
   }
   return w->err.code == SP_OK;
 }
@@ -266,10 +226,8 @@ static int encode_struct(sp_writer *w, const sp_resolved *rs, const uint8_t *obj
 
 int sp_schema_format(sp_writer *w, const void *value) {
   const sp_schema_obj *o = value;
-  sp_error e;
-  const sp_resolved *rs = sp_schema_get(o->schema, &e);
-  if (rs == NULL) fail_resolve(w, &e);
-  else encode_struct(w, rs, o->obj, 0);
+  const sp_resolved *rs = sp_schema_get_writing(w, o->schema);
+  if (rs != NULL) encode_struct(w, rs, o->obj, 0);
   return (int)w->err.code;
 }
 

@@ -1,7 +1,8 @@
 /*
 ** sp_schema_internal.h -- the resolved form of a schema, shared by the
 ** schema files (resolve, keys, encode, decode, release).
-** Owns: sp_resolved, sp_rfield, sp_keyset and the cross-file helpers.
+** Owns: sp_resolved, sp_rfield, sp_keyset and the cross-file helpers (type
+** kinds, error paths, resolving inside a walk).
 ** Must not touch: anything outside the schema files.
 **
 ** A resolved schema is one sp_malloc'd block: the header struct, then the
@@ -72,6 +73,40 @@ const sp_resolved *sp_schema_get_slow(sp_schema *s, sp_error *err);
 static inline const sp_resolved *sp_schema_get(sp_schema *s, sp_error *err) {
   const sp_resolved *rs = atomic_load_explicit(&s->resolved, memory_order_acquire);
   return rs ? rs : sp_schema_get_slow(s, err);
+}
+
+/* The numeric kind of a field type (sp_bulk.h), or -1 when it is no number. */
+static inline int sp_ftype_kind(unsigned type) {
+  return type >= SP_F_I8 && type <= SP_F_I8 + SP_NUM_KINDS - 1 ? (int)(type - SP_F_I8) : -1;
+}
+
+/* Whether a field type is an integer (fixed-width encodings apply to it). */
+static inline int sp_ftype_is_int(unsigned type) {
+  return sp_ftype_kind(type) >= 0 && type != SP_F_FLOAT && type != SP_F_DOUBLE;
+}
+
+/* ---- failures of a walk (sp_schema.c) ----------------------------------- */
+
+/* Puts field f in front of err's path: ".name", or "[index]" for a field
+** without a name. Returns 0, so that a failing step can return it. */
+int sp_schema_path_field(sp_error *err, const sp_field *f, size_t index);
+
+/* The same for a field met while encoding or decoding: "[key]" without a name. */
+static inline int sp_schema_path(sp_error *err, const sp_rfield *rf) {
+  return sp_schema_path_field(err, rf->f, rf->f->key - 1);
+}
+
+/* The resolved form of s (the entry's schema or a struct field's) for an
+** encode on w or a decode on r (the other one NULL). NULL when s does not
+** resolve: the failure (code, cause, site and the path to the bad field)
+** becomes the walk's first error, at the walk's offset. */
+const sp_resolved *sp_schema_get_walking(sp_writer *w, sp_reader *r, sp_schema *s);
+
+static inline const sp_resolved *sp_schema_get_writing(sp_writer *w, sp_schema *s) {
+  return sp_schema_get_walking(w, NULL, s);
+}
+static inline const sp_resolved *sp_schema_get_reading(sp_reader *r, sp_schema *s) {
+  return sp_schema_get_walking(NULL, r, s);
 }
 
 /* Bytes one element of the field's type takes in memory (0 for no type). */

@@ -101,12 +101,12 @@ const uint8_t *sp_entry_piece(const sp_entry *e, size_t i, size_t *len) {
   return e->w.seq->segs[i].data;
 }
 
-/* The message's length as a size_t, or SP_E_LIMIT when it is not one. */
+/* The message's length as a size_t, or SP_E_LENGTH_LIMIT when it is not one. */
 static sp_code length_of(sp_entry *e, size_t *len) {
   uint64_t n = sp_writer_length(&e->w);
   *len = 0;
   if (e->w.err.code != SP_OK) return e->w.err.code;
-  if (n > SIZE_MAX) return sp_writer_fail(&e->w, SP_E_LIMIT, "output larger than memory", __func__);
+  if (n > SIZE_MAX) return sp_writer_fail(&e->w, SP_E_LENGTH_LIMIT, "output larger than memory", __func__);
   *len = (size_t)n;
   return SP_OK;
 }
@@ -127,7 +127,7 @@ sp_code sp_entry_copy(sp_entry *e, sp_bytes *out) {
   out->len = 0;
   if (length_of(e, &len) != SP_OK || len == 0) return e->w.err.code;
   if (e->w.mode == SP_MODE_OUTPUT)
-    return sp_writer_fail(&e->w, SP_E_MISUSE, "a to_output entry has no bytes of its own", __func__);
+    return sp_writer_fail(&e->w, SP_E_INVALID_ARGUMENT, "a to_output entry has no bytes of its own", __func__);
   if ((out->data = sp_malloc(len)) == NULL)
     return sp_writer_fail(&e->w, SP_E_NOMEM, "no memory for the result", __func__);
   out->len = len;
@@ -153,7 +153,7 @@ sp_code sp_entry_view(sp_entry *e, const uint8_t **data, size_t *len) {
   *data = NULL;
   if (length_of(e, len) != SP_OK || *len == 0) return e->w.err.code;
   if (e->w.mode == SP_MODE_OUTPUT)
-    return sp_writer_fail(&e->w, SP_E_MISUSE, "a to_output entry has no bytes of its own", __func__);
+    return sp_writer_fail(&e->w, SP_E_INVALID_ARGUMENT, "a to_output entry has no bytes of its own", __func__);
   if ((*data = only_piece(e)) != NULL) return SP_OK;
   if (e->flat == NULL) {
     if ((e->flat = sp_malloc(*len)) == NULL) {

@@ -16,10 +16,6 @@
 static int is_high(uint16_t c) { return c >= 0xd800 && c <= 0xdbff; }
 static int is_low(uint16_t c) { return c >= 0xdc00 && c <= 0xdfff; }
 
-static size_t header_size(size_t bytes) {
-  return bytes <= 31 ? 1 : bytes <= 0xff ? 2 : bytes <= 0xffff ? 3 : 5;
-}
-
 /* Encodes n units at dst (room for 3n bytes); returns the bytes written. */
 static size_t encode_utf8(uint8_t *dst, const uint16_t *u, size_t n) {
   uint8_t *d = dst;
@@ -60,10 +56,10 @@ static uint64_t utf8_length(const uint16_t *u, size_t n) {
 
 static void write_guessed(sp_writer *w, const uint16_t *u, size_t n) {
   uint8_t *p = sp_writer_reserve(w, 3 * n + 5);
-  size_t guess = header_size(n), bytes, real;
+  size_t guess = sp_str_header_size((uint32_t)n), bytes, real;   /* n <= GUESS_MAX_UNITS */
   if (p == NULL) return;
   bytes = encode_utf8(p + guess, u, n);
-  real = header_size(bytes);
+  real = sp_str_header_size((uint32_t)bytes);                     /* bytes <= 3n */
   if (real != guess) memmove(p + real, p + guess, bytes);   /* only ever forward */
   sp_put_str_header(p, (uint32_t)bytes);
   w->cur = p + real + bytes;
@@ -72,7 +68,7 @@ static void write_guessed(sp_writer *w, const uint16_t *u, size_t n) {
 static void write_counted(sp_writer *w, const uint16_t *u, size_t n) {
   uint64_t bytes = utf8_length(u, n);
   if (bytes > 0xffffffffu) {
-    sp_writer_fail(w, SP_E_LIMIT, "str longer than 2^32-1 bytes", __func__);
+    sp_writer_fail(w, SP_E_LENGTH_LIMIT, "str longer than 2^32-1 bytes", __func__);
     return;
   }
   sp_write_str_header(w, (uint32_t)bytes);

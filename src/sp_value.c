@@ -56,7 +56,7 @@ static void write_custom(sp_writer *w, const sp_value *v) {
 
 static void write_value(sp_writer *w, const sp_value *v, unsigned depth) {
   if (depth > SP_VALUE_MAX_DEPTH) {
-    sp_writer_fail(w, SP_E_LIMIT, "values nested deeper than 500 (a cycle?)", __func__);
+    sp_writer_fail(w, SP_E_DEPTH_LIMIT, "values nested deeper than 500 (a cycle?)", __func__);
     return;
   }
   switch (v->kind) {
@@ -73,7 +73,7 @@ static void write_value(sp_writer *w, const sp_value *v, unsigned depth) {
     case SP_EXT: sp_write_ext(w, v->as.ext.type, v->as.ext.ptr, v->as.ext.len); break;
     case SP_TIMESTAMP: sp_write_timestamp(w, v->as.ts.sec, v->as.ts.nsec); break;
     case SP_CUSTOM: write_custom(w, v); break;
-    default: sp_writer_fail(w, SP_E_VALUE, "unknown value kind", __func__);
+    default: sp_writer_fail(w, SP_E_VALUE_RANGE, "unknown value kind", __func__);
   }
 }
 

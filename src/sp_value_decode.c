@@ -253,7 +253,7 @@ sp_code sp_value_decode_bytes(const void *data, size_t len, const sp_decode_opti
   sp_reader r;
   sp_reader_init(&r, data, len);
   if (sp_value_decode(&r, opt, doc, out) == SP_OK && r.remaining != 0)
-    sp_reader_fail(&r, SP_E_INVALID, "bytes after the end of the value", __func__);
+    sp_reader_fail(&r, SP_E_TRAILING_BYTES, "bytes after the end of the value", __func__);
   if (r.err.code != SP_OK) *out = sp_nil();
   if (err != NULL) *err = r.err;
   return r.err.code;

@@ -39,7 +39,7 @@ void sp_writer_init_output(sp_writer *w, const sp_output *out) {
   writer_clear(w, SP_MODE_OUTPUT);
   w->out = out;
   if ((span = out->get_span(out->ctx, 0, &avail)) == NULL || avail == 0) {
-    sp_writer_fail(w, SP_E_OUTPUT, "the output gave no span", __func__);
+    sp_writer_fail(w, SP_E_BUFFER_TOO_SMALL, "the output gave no span", __func__);
     return;
   }
   w->base = w->cur = span;
@@ -96,7 +96,7 @@ static int unstage(sp_writer *w, size_t n) {
   size_t avail = 0;
   uint8_t *span = w->out->get_span(w->out->ctx, n, &avail);
   if (span == NULL || avail < n) {
-    sp_writer_fail(w, SP_E_OUTPUT, "the output gave no span of the size asked", __func__);
+    sp_writer_fail(w, SP_E_BUFFER_TOO_SMALL, "the output gave no span of the size asked", __func__);
     return 0;
   }
   memcpy(span, w->stage, n);
@@ -208,7 +208,7 @@ static uint8_t *output_span(sp_writer *w, size_t n, size_t *avail) {
     *avail = SP_WRITER_STAGE;
     return w->stage;
   }
-  sp_writer_fail(w, SP_E_OUTPUT, "the output gave no span of the size asked", __func__);
+  sp_writer_fail(w, SP_E_BUFFER_TOO_SMALL, "the output gave no span of the size asked", __func__);
   return NULL;
 }
 
@@ -280,7 +280,7 @@ void sp_write_str_header(sp_writer *w, uint32_t n) {
 
 void sp_write_str_slow(sp_writer *w, const char *utf8, size_t len) {
   if ((uint64_t)len > 0xffffffffu) {
-    sp_writer_fail(w, SP_E_LIMIT, "str longer than 2^32-1 bytes", __func__);
+    sp_writer_fail(w, SP_E_LENGTH_LIMIT, "str longer than 2^32-1 bytes", __func__);
     return;
   }
   sp_write_str_header(w, (uint32_t)len);
@@ -297,7 +297,7 @@ void sp_write_bin_header(sp_writer *w, uint32_t n) {
 
 void sp_write_bin(sp_writer *w, const void *data, size_t len) {
   if ((uint64_t)len > 0xffffffffu) {
-    sp_writer_fail(w, SP_E_LIMIT, "bin longer than 2^32-1 bytes", __func__);
+    sp_writer_fail(w, SP_E_LENGTH_LIMIT, "bin longer than 2^32-1 bytes", __func__);
     return;
   }
   sp_write_bin_header(w, (uint32_t)len);
@@ -325,7 +325,7 @@ void sp_write_ext_header(sp_writer *w, int8_t type, uint32_t len) {
 
 void sp_write_ext(sp_writer *w, int8_t type, const void *data, size_t len) {
   if ((uint64_t)len > 0xffffffffu) {
-    sp_writer_fail(w, SP_E_LIMIT, "ext longer than 2^32-1 bytes", __func__);
+    sp_writer_fail(w, SP_E_LENGTH_LIMIT, "ext longer than 2^32-1 bytes", __func__);
     return;
   }
   sp_write_ext_header(w, type, (uint32_t)len);
@@ -335,7 +335,7 @@ void sp_write_ext(sp_writer *w, int8_t type, const void *data, size_t len) {
 void sp_write_timestamp(sp_writer *w, int64_t sec, uint32_t nsec) {
   uint8_t *p;
   if (nsec >= 1000000000u) {
-    sp_writer_fail(w, SP_E_VALUE, "timestamp nanoseconds >= 10^9", __func__);
+    sp_writer_fail(w, SP_E_VALUE_RANGE, "timestamp nanoseconds >= 10^9", __func__);
     return;
   }
   if ((p = sp_writer_reserve(w, 15)) == NULL) return;

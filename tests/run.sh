@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # npm test: every test of every layer. C first: a Release build, an
 # ASan+UBSan build and a TSan build, each running the whole ctest suite.
-# Then WebAssembly: every C test built for wasm32-wasi (32-bit size_t, no
-# threads) under node:wasi, the Emscripten modules, and the JS package's
-# node:test suite (which also packs and installs the tarball). The later
-# stages run even when one fails; the exit code says whether all passed.
+# Then the TypeScript declarations (tsc over tests/types) and WebAssembly:
+# every C test built for wasm32-wasi (32-bit size_t, no threads) under
+# node:wasi, the Emscripten modules, and the JS package's node:test suite
+# (which also packs and installs the tarball). The later stages run even
+# when one fails; the exit code says whether all passed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash tests/setup.sh
@@ -29,6 +30,11 @@ else
   [ "${CI:-}" = true ] && exit 1
 fi
 failed=()
+echo "== Types: tsc over tests/types (strict; with DOM and Node types, then with neither)"
+{ npx --no-install tsc -p tests/types && npx --no-install tsc -p tests/types/tsconfig.bare.json; } || failed+=(types)
+# libFuzzer targets (tests/fuzz), a short run each; tests/fuzz/run.sh 600 for a long one.
+echo "== fuzz: tests/fuzz/run.sh ${SP_FUZZ_SECONDS:-15} (seconds per target)"
+timeout 600 bash tests/fuzz/run.sh "${SP_FUZZ_SECONDS:-15}" || failed+=(fuzz)
 echo "== WASI: C tests on wasm32-wasi"
 bash tests/build-wasi.sh || true
 timeout 600 node --no-warnings tests/wasi/run.mjs || failed+=(wasi)

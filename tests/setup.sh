@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what the build and tests need on Debian, or says what is missing.
-# Usage: tests/setup.sh            (native C toolchain, msgpack-c for the
-#                                    interop check and the benchmark; the
+# Usage: tests/setup.sh            (native C toolchain, msgpack-c and liblz4
+#                                    for the interop checks and the benchmarks;
+#                                    clang's libFuzzer for tests/fuzz; the
 #                                    WebAssembly toolchains: Emscripten with
 #                                    node-acorn for its optimizer, clang with
 #                                    wasi-libc and wasm32 compiler-rt)
@@ -13,10 +14,16 @@ command -v cmake >/dev/null || missing+=(cmake)
 command -v gcc >/dev/null || missing+=(gcc)
 command -v make >/dev/null || missing+=(make)
 [ -f /usr/include/msgpack.h ] || missing+=(libmsgpack-dev)
+[ -f /usr/include/lz4hc.h ] || missing+=(liblz4-dev)
 command -v emcc >/dev/null || missing+=(emscripten)
 dpkg -s node-acorn >/dev/null 2>&1 || missing+=(node-acorn)
 command -v clang >/dev/null || missing+=(clang)
 command -v wasm-ld >/dev/null || missing+=(lld)
+# libFuzzer (tests/fuzz): part of clang's runtime, libclang-rt-14-dev on Debian 12.
+if command -v clang >/dev/null \
+   && ! ls "$(clang -print-resource-dir)"/lib/linux/libclang_rt.fuzzer-*.a >/dev/null 2>&1; then
+  missing+=(libclang-rt-14-dev)
+fi
 dpkg -s wasi-libc >/dev/null 2>&1 || missing+=(wasi-libc)
 dpkg -s libclang-rt-dev-wasm32 >/dev/null 2>&1 || missing+=(libclang-rt-dev-wasm32)
 command -v node >/dev/null || missing+=(nodejs)

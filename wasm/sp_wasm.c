@@ -180,7 +180,7 @@ static void write_array(sp_writer *w, int kind, const void *src, size_t n) {
     case K_F64: sp_write_f64_array(w, src, n); break;
     case K_I64: sp_write_i64_array(w, src, n); break;
     case K_U64: sp_write_u64_array(w, src, n); break;
-    default: sp_writer_fail(w, SP_E_MISUSE, "unknown array element kind", __func__);
+    default: sp_writer_fail(w, SP_E_INVALID_ARGUMENT, "unknown array element kind", __func__);
   }
 }
 
@@ -242,7 +242,7 @@ EXPORT void sp_wasm_free(void *p, size_t n) { sp_free(p, n ? n : 1); }
 ** partitions of b arrays), 2 a lock-free pool (buckets up to a, b arrays
 ** each); sp_pool.h describes them. A second call replaces (and frees) the
 ** pools of the first: call it only while no encode, view or task is in
-** flight. Returns 0, SP_E_MISUSE for an unknown kind or bad sizes, or
+** flight. Returns 0, SP_E_INVALID_ARGUMENT for an unknown kind or bad sizes, or
 ** SP_E_NOMEM (the pools installed before stay). */
 EXPORT int sp_wasm_configure(int kind, size_t a, unsigned b, unsigned max_seq) {
   sp_pool *arrays = NULL;
@@ -251,9 +251,9 @@ EXPORT int sp_wasm_configure(int kind, size_t a, unsigned b, unsigned max_seq) {
     case 0: arrays = sp_bucket_pool_create(a, b); break;
     case 1: arrays = sp_shared_pool_create((unsigned)a, b); break;
     case 2: arrays = sp_lockfree_pool_create(a, b); break;
-    default: return SP_E_MISUSE;
+    default: return SP_E_INVALID_ARGUMENT;
   }
-  if (arrays == NULL) return SP_E_MISUSE;
+  if (arrays == NULL) return SP_E_INVALID_ARGUMENT;
   if ((seqs = sp_seq_pool_create(max_seq, arrays)) == NULL) {
     sp_pool_destroy(arrays);
     return SP_E_NOMEM;

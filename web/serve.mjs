@@ -1,5 +1,7 @@
-// serve.mjs -- serves the page (web/), the package's loader (js/, as /js/)
-// and the page's own module (dist-web/, as /dist-web/) on 127.0.0.1,
+// serve.mjs -- serves the page (web/), the JS package (js/, as /js/: the
+// page loads its module through js/wasm.js and shares some of the
+// package's rules, e.g. str header sizes) and the page's own module
+// (dist-web/, as /dist-web/) on 127.0.0.1,
 // cross-origin isolated: COOP same-origin + COEP require-corp on every
 // response (and CORP on every asset), so the page gets shared memory and
 // the pthread build. No dependencies.

@@ -10,6 +10,7 @@
 #include "sp_alloc.h"
 #include "sp_bulk.h"
 #include "sp_error.h"
+#include "sp_lz4.h"
 #include "sp_observer.h"
 #include "sp_output.h"
 #include "sp_pool.h"

@@ -8,21 +8,30 @@
 
 #include <stddef.h>
 
+/* The codes. Their numbers are stable: the WASM builds hand them to JS and
+** to WASI hosts as they are. The JS package names each one the same without
+** "SP_E_" (js/errors.js, checked against this enum by tests/js/vocabulary.test.js);
+** the README's error table lists them with JS's own codes. */
 typedef enum sp_code {
   SP_OK = 0,
-  SP_E_NOMEM,          /* the allocation hook returned NULL */
-  SP_E_MISUSE,         /* API used against its contract (bad argument, wrong-size return) */
-  SP_E_CANCELLED,      /* the caller's cancel flag was set; never wrapped into another code */
-  SP_E_LIMIT,          /* a length does not fit the format (e.g. > 2^32-1) */
-  SP_E_VALUE,          /* a value the format cannot carry (bad timestamp, unknown value kind) */
-  SP_E_OUTPUT,         /* the caller's buffer writer gave no or too small a span */
-  SP_E_SINK,           /* the to_stream sink reported failure; 'inner' holds its code */
-  SP_E_CALLBACK,       /* a user formatter failed; 'inner' holds its code */
-  SP_E_TRUNCATED,      /* decoding: input ended inside a token */
-  SP_E_INVALID,        /* decoding: 0xc1 or another malformed byte */
-  SP_E_TYPE,           /* decoding: a different type than asked for */
-  SP_E_DEPTH,          /* decoding: nesting deeper than the limit */
-  SP_E_OVERFLOW        /* decoding: a value does not fit the narrower target */
+  SP_E_NOMEM = 1,             /* the allocation hook returned NULL */
+  SP_E_INVALID_ARGUMENT = 2,  /* API used against its contract: a bad argument or schema
+                                 table, an unknown kind, a wrong-size return */
+  SP_E_CANCELLED = 3,         /* the caller's cancel flag was set; never wrapped into another code */
+  SP_E_LENGTH_LIMIT = 4,      /* a length the format cannot carry (> 2^32-1), or, decoding, a
+                                 header claiming more than is left or than the target holds */
+  SP_E_VALUE_RANGE = 5,       /* a value the format cannot carry (timestamp nanoseconds >= 10^9,
+                                 an unknown value kind) */
+  SP_E_BUFFER_TOO_SMALL = 6,  /* the caller's buffer writer gave no or too small a span */
+  SP_E_SINK = 7,              /* the to_stream sink reported failure; 'inner' holds its code */
+  SP_E_CALLBACK = 8,          /* a user formatter failed; 'inner' holds its code */
+  SP_E_TRUNCATED = 9,         /* decoding: input ended inside a token */
+  SP_E_MALFORMED = 10,        /* decoding: 0xc1, or a timestamp that is not ext -1 of 4/8/12
+                                 bytes with nanoseconds < 10^9 */
+  SP_E_TYPE = 11,             /* decoding: a different type than asked for */
+  SP_E_DEPTH_LIMIT = 12,      /* nesting deeper than the limit (decoding, or encoding a tree) */
+  SP_E_OVERFLOW = 13,         /* decoding: a value does not fit the narrower target */
+  SP_E_TRAILING_BYTES = 14    /* decoding a whole input: bytes left after the value */
 } sp_code;
 
 #define SP_PATH_MAX 96  /* bytes kept of an element path; longer paths keep their tail */

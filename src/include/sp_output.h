@@ -42,7 +42,7 @@ void sp_buffer_free(sp_buffer *b);
 sp_output sp_buffer_output(sp_buffer *b);
 
 /* An sp_output over a fixed caller array: never grows; a span request that
-** does not fit fails (the writer reports SP_E_OUTPUT). 'fixed' keeps its
+** does not fit fails (the writer reports SP_E_BUFFER_TOO_SMALL). 'fixed' keeps its
 ** position in len. */
 sp_output sp_fixed_output(sp_buffer *fixed);
 

@@ -57,7 +57,7 @@ static inline void *sp_pool_rent(sp_pool *pool, size_t min, size_t *capacity) {
   return pool->vt->rent(pool, min, capacity);
 }
 
-/* Gives an array back. Returns 0, or SP_E_MISUSE (and keeps nothing) when
+/* Gives an array back. Returns 0, or SP_E_INVALID_ARGUMENT (and keeps nothing) when
 ** 'capacity' is not a size this pool hands out. NULL is ignored. */
 static inline int sp_pool_return(sp_pool *pool, void *array, size_t capacity) {
   return array ? pool->vt->give_back(pool, array, capacity) : 0;

@@ -57,12 +57,12 @@ static inline uint64_t sp_reader_offset(const sp_reader *r) {
 int sp_reader_fail(sp_reader *r, sp_code code, const char *cause, const char *site);
 
 /* Type of the next value without consuming it (SP_T_END at the end of
-** input or after an error). 0xc1 fails with SP_E_INVALID. */
+** input or after an error). 0xc1 fails with SP_E_MALFORMED. */
 sp_type sp_peek(sp_reader *r);
 
 /* Each read returns 1 and stores the value, or 0 after recording an error
 ** (SP_E_TRUNCATED, SP_E_TYPE for another type, SP_E_OVERFLOW when the value
-** does not fit the narrower type, SP_E_INVALID for 0xc1). */
+** does not fit the narrower type, SP_E_MALFORMED for 0xc1). */
 int sp_read_nil(sp_reader *r);
 int sp_read_bool(sp_reader *r, int *out);
 int sp_read_int64(sp_reader *r, int64_t *out);
@@ -86,7 +86,7 @@ int sp_read_bin_header(sp_reader *r, uint32_t *len);
 int sp_read_ext_header(sp_reader *r, int8_t *type, uint32_t *len);
 
 /* A str or bin as a pointer into the input (zero-copy). Fails with
-** SP_E_LIMIT when the body spans segments: read the header and then
+** SP_E_LENGTH_LIMIT when the body spans segments: read the header and then
 ** sp_read_raw into memory of your own instead. */
 int sp_read_str(sp_reader *r, const char **p, uint32_t *len);
 int sp_read_bin(sp_reader *r, const uint8_t **p, uint32_t *len);
@@ -99,14 +99,14 @@ int sp_read_view(sp_reader *r, size_t n, const uint8_t **p);
 int sp_read_raw(sp_reader *r, void *dst, size_t n);
 
 /* Timestamp ext -1 in its 32/64/96-bit forms; any other length, or
-** nanoseconds >= 10^9, fails with SP_E_INVALID. */
+** nanoseconds >= 10^9, fails with SP_E_MALFORMED. */
 int sp_read_timestamp(sp_reader *r, int64_t *sec, uint32_t *nsec);
 
 /* Skips the next value, however deeply nested, without recursion. */
 int sp_skip(sp_reader *r);
 
 /* Depth accounting for decoders that descend into containers: enter fails
-** with SP_E_DEPTH past max_depth (default 500). */
+** with SP_E_DEPTH_LIMIT past max_depth (default 500). */
 int sp_reader_enter(sp_reader *r);
 static inline void sp_reader_leave(sp_reader *r) { if (r->depth) r->depth--; }
 

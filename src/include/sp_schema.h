@@ -41,6 +41,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "sp_bulk.h"
 #include "sp_error.h"
 #include "sp_output.h"
 #include "sp_reader.h"
@@ -90,13 +91,18 @@ typedef struct sp_array_field {
 
 /* ---- descriptors --------------------------------------------------------- */
 
-/* The element type of a field. Integer fields are the C types of that
-** width; SP_F_BOOL is C 'bool'; SP_F_STRUCT is an inline struct described
-** by the field's 'schema'. Zero is no type, so a zero entry is an error. */
+/* The element type of a field. The numeric types are the numeric kinds of
+** sp_bulk.h plus one (zero is no type, so a zero entry is an error), and
+** arrays of them go through the same bulk writers. Integer fields are the C
+** types of that width; SP_F_BOOL is C 'bool'; SP_F_STRUCT is an inline
+** struct described by the field's 'schema'. */
 typedef enum sp_ftype {
-  SP_F_I8 = 1, SP_F_I16, SP_F_I32, SP_F_I64,
-  SP_F_U8, SP_F_U16, SP_F_U32, SP_F_U64,
-  SP_F_FLOAT, SP_F_DOUBLE, SP_F_BOOL,
+  SP_F_I8 = 1 + SP_NUM_I8, SP_F_U8 = 1 + SP_NUM_U8,
+  SP_F_I16 = 1 + SP_NUM_I16, SP_F_U16 = 1 + SP_NUM_U16,
+  SP_F_I32 = 1 + SP_NUM_I32, SP_F_U32 = 1 + SP_NUM_U32,
+  SP_F_FLOAT = 1 + SP_NUM_F32, SP_F_DOUBLE = 1 + SP_NUM_F64,
+  SP_F_I64 = 1 + SP_NUM_I64, SP_F_U64 = 1 + SP_NUM_U64,
+  SP_F_BOOL = 1 + SP_NUM_KINDS,
   SP_F_STR,          /* sp_str_field */
   SP_F_BIN,          /* sp_bin_field */
   SP_F_TIMESTAMP,    /* sp_ts_field */
@@ -159,7 +165,7 @@ typedef struct sp_schema {
 /* ---- resolution ---------------------------------------------------------- */
 
 /* Resolves the schema (and the inline schemas it contains) now instead of
-** at first use. Returns SP_OK, or SP_E_MISUSE with the reason in err->cause
+** at first use. Returns SP_OK, or SP_E_INVALID_ARGUMENT with the reason in err->cause
 ** (mixed integer and string keys, a duplicate key, a member outside the
 ** struct, a struct field without schema, ...) and the field in err->path.
 ** Nothing is cached on failure. Allocates the resolved form once. */
@@ -206,7 +212,7 @@ sp_code sp_schema_to_output(const sp_output *out, sp_schema *s, const void *obj,
 /* Decode flags. */
 #define SP_DECODE_BORROW 0x1u    /* str/bin fields point into the input (cap 0) instead of
                                     being copied; the input must outlive them. A body that
-                                    spans segments of a sequence fails with SP_E_LIMIT. */
+                                    spans segments of a sequence fails with SP_E_LENGTH_LIMIT. */
 
 /* Decodes one value from 'r' into the struct at 'obj', which must hold a
 ** valid state: zero-filled, the caller's values, or a previous decode.
@@ -235,7 +241,7 @@ sp_code sp_schema_to_output(const sp_output *out, sp_schema *s, const void *obj,
 sp_code sp_schema_read(sp_reader *r, sp_schema *s, void *obj, unsigned flags);
 
 /* Decodes one value from len bytes at data (sp_schema_read over a fresh
-** reader); bytes left after the value are SP_E_INVALID. *err (if not NULL)
+** reader); bytes left after the value are SP_E_TRAILING_BYTES. *err (if not NULL)
 ** gets the error. */
 sp_code sp_schema_decode(sp_schema *s, const void *data, size_t len, void *obj,
                          unsigned flags, sp_error *err);

@@ -39,7 +39,7 @@ struct sp_value {
   } as;
 };
 
-/* Nesting deeper than this is refused (SP_E_LIMIT) so a cyclic tree fails
+/* Nesting deeper than this is refused (SP_E_DEPTH_LIMIT) so a cyclic tree fails
 ** cleanly instead of overflowing the stack. */
 #define SP_VALUE_MAX_DEPTH 500
 
@@ -103,7 +103,7 @@ typedef struct sp_decode_options {
 ** (sp_doc_free releases them). */
 sp_code sp_value_decode(sp_reader *r, const sp_decode_options *opt, sp_doc *doc, sp_value *out);
 
-/* Decodes the whole of data (trailing bytes are SP_E_INVALID). */
+/* Decodes the whole of data (trailing bytes are SP_E_TRAILING_BYTES). */
 sp_code sp_value_decode_bytes(const void *data, size_t len, const sp_decode_options *opt,
                               sp_doc *doc, sp_value *out, sp_error *err);
 

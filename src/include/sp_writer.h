@@ -259,12 +259,22 @@ static inline void sp_write_map_header(sp_writer *w, uint32_t n) {
   if (p) w->cur = p + sp_put_header(p, n, 0x80, 15, 0xde);
 }
 
-/* str header: fixstr, d9, da, db. */
+/* Bytes of the str header for n bytes: fixstr 1, str 8 2, str 16 3, str 32 5.
+** The one copy of this rule in C (js/writer.js's strHeaderSize is JS's). */
+static inline size_t sp_str_header_size(uint32_t n) {
+  return n <= 31 ? 1 : n <= 0xff ? 2 : n <= 0xffff ? 3 : 5;
+}
+
+/* str header: fixstr, d9, da, db. Returns its size. */
 static inline size_t sp_put_str_header(uint8_t *p, uint32_t n) {
-  if (n <= 31) { p[0] = (uint8_t)(0xa0 | n); return 1; }
-  if (n <= 0xff) { p[0] = 0xd9; p[1] = (uint8_t)n; return 2; }
-  if (n <= 0xffff) { p[0] = 0xda; sp_store16(p + 1, (uint16_t)n); return 3; }
-  p[0] = 0xdb; sp_store32(p + 1, n); return 5;
+  size_t size = sp_str_header_size(n);
+  switch (size) {
+    case 1: p[0] = (uint8_t)(0xa0 | n); break;
+    case 2: p[0] = 0xd9; p[1] = (uint8_t)n; break;
+    case 3: p[0] = 0xda; sp_store16(p + 1, (uint16_t)n); break;
+    default: p[0] = 0xdb; sp_store32(p + 1, n); break;
+  }
+  return size;
 }
 
 /* Out-of-line forms (sp_writer.c). */
@@ -282,7 +292,7 @@ static inline void sp_write_raw(sp_writer *w, const void *src, size_t n) {
 }
 
 /* A str of 'len' UTF-8 bytes (not checked for validity). len > 2^32-1 is
-** SP_E_LIMIT. */
+** SP_E_LENGTH_LIMIT. */
 static inline void sp_write_str(sp_writer *w, const char *utf8, size_t len) {
   size_t room = (size_t)(w->end - w->cur);
   if (room > len && room - len >= 5) {
@@ -310,7 +320,7 @@ void sp_write_ext_header(sp_writer *w, int8_t type, uint32_t len);
 void sp_write_ext(sp_writer *w, int8_t type, const void *data, size_t len);
 
 /* Timestamp ext -1 in its smallest form: 32-bit (sec in [0, 2^32), nsec 0),
-** 64-bit (sec in [0, 2^34)), else 96-bit. nsec >= 10^9 is SP_E_VALUE. */
+** 64-bit (sec in [0, 2^34)), else 96-bit. nsec >= 10^9 is SP_E_VALUE_RANGE. */
 void sp_write_timestamp(sp_writer *w, int64_t sec, uint32_t nsec);
 
 #endif

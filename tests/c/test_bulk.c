@@ -91,7 +91,7 @@ static void i32_array_reads_back_into_a_caller_array(void) {
   CHECK(sp_read_i32_array(&r, back, 30000, &n) && n == 30000 && r.remaining == 0);
   CHECK(memcmp(v, back, sizeof v) == 0);
   sp_reader_init(&r, b.data, b.len);
-  CHECK(!sp_read_i32_array(&r, back, 29999, &n) && r.err.code == SP_E_LIMIT);
+  CHECK(!sp_read_i32_array(&r, back, 29999, &n) && r.err.code == SP_E_LENGTH_LIMIT);
   sp_bytes_free(&b);
 }
 
@@ -173,6 +173,89 @@ static void cancelled_before_a_bulk_write_writes_no_element(void) {
   sp_buffer_free(&buf);
 }
 
+/* ---- by kind: sp_write_numeric_array / sp_read_numeric_array -------------- */
+
+/* Two elements of a kind: its minimum (a negative number for floats), then
+** its maximum (a positive one), and the array MessagePack makes of them. */
+typedef struct kind_case {
+  sp_num_kind kind;
+  size_t size;
+  union {
+    int8_t i8[2]; uint8_t u8[2]; int16_t i16[2]; uint16_t u16[2]; int32_t i32[2];
+    uint32_t u32[2]; float f32[2]; double f64[2]; int64_t i64[2]; uint64_t u64[2];
+  } v;
+  const char *want;
+  size_t want_len;
+} kind_case;
+
+#define WANT(s) s, sizeof(s) - 1
+
+static void kind_cases(kind_case c[SP_NUM_KINDS]) {
+  static const kind_case k[SP_NUM_KINDS] = {
+    {SP_NUM_I8, 1, .v.i8 = {INT8_MIN, INT8_MAX}, WANT("\x92\xD0\x80\x7F")},
+    {SP_NUM_U8, 1, .v.u8 = {0, UINT8_MAX}, WANT("\x92\x00\xCC\xFF")},
+    {SP_NUM_I16, 2, .v.i16 = {INT16_MIN, INT16_MAX}, WANT("\x92\xD1\x80\x00\xCD\x7F\xFF")},
+    {SP_NUM_U16, 2, .v.u16 = {0, UINT16_MAX}, WANT("\x92\x00\xCD\xFF\xFF")},
+    {SP_NUM_I32, 4, .v.i32 = {INT32_MIN, INT32_MAX},
+     WANT("\x92\xD2\x80\x00\x00\x00\xCE\x7F\xFF\xFF\xFF")},
+    {SP_NUM_U32, 4, .v.u32 = {0, UINT32_MAX}, WANT("\x92\x00\xCE\xFF\xFF\xFF\xFF")},
+    {SP_NUM_F32, 4, .v.f32 = {-1.5f, 3.25f}, WANT("\x92\xCA\xBF\xC0\x00\x00\xCA\x40\x50\x00\x00")},
+    {SP_NUM_F64, 8, .v.f64 = {-1.5, 0.5},
+     WANT("\x92\xCB\xBF\xF8\x00\x00\x00\x00\x00\x00\xCB\x3F\xE0\x00\x00\x00\x00\x00\x00")},
+    {SP_NUM_I64, 8, .v.i64 = {INT64_MIN, INT64_MAX},
+     WANT("\x92\xD3\x80\x00\x00\x00\x00\x00\x00\x00\xCF\x7F\xFF\xFF\xFF\xFF\xFF\xFF\xFF")},
+    {SP_NUM_U64, 8, .v.u64 = {0, UINT64_MAX}, WANT("\x92\x00\xCF\xFF\xFF\xFF\xFF\xFF\xFF\xFF\xFF")},
+  };
+  memcpy(c, k, sizeof k);
+}
+
+static int write_kind(sp_writer *w, const void *value) {
+  const kind_case *c = value;
+  sp_write_numeric_array(w, c->kind, &c->v, 2);
+  return 0;
+}
+
+static void each_kind_writes_and_reads_its_own_element_type(void) {
+  kind_case c[SP_NUM_KINDS];
+  kind_cases(c);
+  for (int i = 0; i < SP_NUM_KINDS; i++) {
+    sp_bytes b;
+    sp_reader r;
+    uint32_t n = 0;
+    uint64_t back[2] = {0, 0};
+    CHECK(c[i].kind == (sp_num_kind)i && sp_num_kind_size(c[i].kind) == c[i].size);
+    CHECK(sp_to_array(write_kind, &c[i], NULL, &b, NULL) == SP_OK);
+    CHECK_BYTES(b.data, b.len, c[i].want, c[i].want_len);
+    sp_reader_init(&r, b.data, b.len);
+    CHECK(sp_read_numeric_array(&r, c[i].kind, back, 2, &n) && n == 2 && r.remaining == 0);
+    CHECK(memcmp(back, &c[i].v, 2 * c[i].size) == 0);
+    sp_bytes_free(&b);
+  }
+}
+
+static void an_unknown_kind_is_an_invalid_argument_in_both_directions(void) {
+  static const int32_t v[2] = {1, 2};
+  static const uint8_t bytes[] = {0x92, 0x01, 0x02};
+  static const int bad[] = {SP_NUM_KINDS, -1, 1000};
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    sp_buffer buf;
+    sp_output out = sp_buffer_output(&buf);
+    sp_writer w;
+    sp_reader r;
+    int32_t dst[2] = {0, 0};
+    uint32_t n = 7;
+    sp_buffer_init(&buf);
+    sp_writer_init_output(&w, &out);
+    sp_write_numeric_array(&w, (sp_num_kind)bad[i], v, 2);
+    CHECK(sp_writer_flush(&w) == SP_E_INVALID_ARGUMENT && buf.len == 0);
+    sp_buffer_free(&buf);
+    sp_reader_init(&r, bytes, sizeof bytes);
+    CHECK(!sp_read_numeric_array(&r, (sp_num_kind)bad[i], dst, 2, &n));
+    CHECK(r.err.code == SP_E_INVALID_ARGUMENT && r.err.offset == 0 && n == 7);   /* nothing read */
+    CHECK(sp_num_kind_size((sp_num_kind)bad[i]) == 0);
+  }
+}
+
 int main(void) {
   SP_RUN(i32_array_uses_smallest_forms);
   SP_RUN(simd_output_equals_scalar_output);
@@ -181,6 +264,8 @@ int main(void) {
   SP_RUN(every_element_type_round_trips_at_its_extremes);
   SP_RUN(out_of_range_element_is_an_overflow_at_its_offset);
   SP_RUN(cancelled_before_a_bulk_write_writes_no_element);
+  SP_RUN(each_kind_writes_and_reads_its_own_element_type);
+  SP_RUN(an_unknown_kind_is_an_invalid_argument_in_both_directions);
   printf("int32 kernel: %s\n", sp_bulk_i32_kernel());
   sp_shutdown();
   return sp_test_summary();

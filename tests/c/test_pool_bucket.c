@@ -302,10 +302,10 @@ static void pool_return_wrong_size_is_misuse_and_keeps_nothing(void) {
   sp_pool_stats s;
   CHECK(c == 128);
   sp_alloc_stats_reset();
-  CHECK(sp_pool_return(p, x, 100) == SP_E_MISUSE);
-  CHECK(sp_pool_return(p, x, 127) == SP_E_MISUSE);
-  CHECK(sp_pool_return(p, x, 0) == SP_E_MISUSE);
-  CHECK(sp_pool_return(p, x, 131071) == SP_E_MISUSE);
+  CHECK(sp_pool_return(p, x, 100) == SP_E_INVALID_ARGUMENT);
+  CHECK(sp_pool_return(p, x, 127) == SP_E_INVALID_ARGUMENT);
+  CHECK(sp_pool_return(p, x, 0) == SP_E_INVALID_ARGUMENT);
+  CHECK(sp_pool_return(p, x, 131071) == SP_E_INVALID_ARGUMENT);
   a = alloc_now();
   s = stats_of(p);
   CHECK(s.returns == 0);

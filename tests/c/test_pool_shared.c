@@ -141,10 +141,10 @@ static void wrong_size_return_is_misuse_and_keeps_nothing(void) {
   sp_alloc_stats a;
   sp_pool_stats s;
   sp_alloc_stats_reset();
-  CHECK(sp_pool_return(p, x, 100) == SP_E_MISUSE);
-  CHECK(sp_pool_return(p, x, 0) == SP_E_MISUSE);
-  CHECK(sp_pool_return(p, x, 8) == SP_E_MISUSE);
-  CHECK(sp_pool_return(p, x, GIB - 1) == SP_E_MISUSE);
+  CHECK(sp_pool_return(p, x, 100) == SP_E_INVALID_ARGUMENT);
+  CHECK(sp_pool_return(p, x, 0) == SP_E_INVALID_ARGUMENT);
+  CHECK(sp_pool_return(p, x, 8) == SP_E_INVALID_ARGUMENT);
+  CHECK(sp_pool_return(p, x, GIB - 1) == SP_E_INVALID_ARGUMENT);
   a = alloc_now();
   s = stats_of(p);
   CHECK(s.returns == 0 && s.cached == 0 && s.drops == 0);

@@ -684,10 +684,10 @@ static void timestamp_of_wrong_length_type_or_nsec_is_invalid_at_its_start(void)
     sp_reader_init(&r, in.p, in.n);
     ok &= CHECK(sp_read_nil(&r) == 1);
     ok &= CHECK(sp_read_timestamp(&r, &sec, &nsec) == 0);
-    ok &= EXPECT_ERR(&r, SP_E_INVALID, 1);
+    ok &= EXPECT_ERR(&r, SP_E_MALFORMED, 1);
     ok &= CHECK(sec == 42 && nsec == 42);
     ok &= CHECK(sp_read_timestamp(&r, &sec, &nsec) == 0);   /* sticky */
-    ok &= EXPECT_ERR(&r, SP_E_INVALID, 1);
+    ok &= EXPECT_ERR(&r, SP_E_MALFORMED, 1);
     if (!ok) fprintf(stderr, "      %s\n", BAD_TS[i].why);
     in_free(&in);
   }
@@ -737,7 +737,7 @@ static void peek_types_every_first_byte_as_the_spec_says(void) {
     t = sp_peek(&r);
     ok &= CHECK(t == want[b]);
     if (b == 0xc1) {
-      ok &= EXPECT_ERR(&r, SP_E_INVALID, 0);
+      ok &= EXPECT_ERR(&r, SP_E_MALFORMED, 0);
     } else {
       ok &= EXPECT_NO_ERR(&r);
       ok &= CHECK(sp_reader_offset(&r) == 0);   /* not consumed */
@@ -749,7 +749,7 @@ static void peek_types_every_first_byte_as_the_spec_says(void) {
     sp_reader_init(&r, in.p, in.n);
     sp_read_nil(&r);
     ok &= CHECK(sp_peek(&r) == want[b]);
-    if (b == 0xc1) ok &= EXPECT_ERR(&r, SP_E_INVALID, 1);
+    if (b == 0xc1) ok &= EXPECT_ERR(&r, SP_E_MALFORMED, 1);
     else ok &= CHECK(sp_reader_offset(&r) == 1) && EXPECT_NO_ERR(&r);
     if (!ok) fprintf(stderr, "      first byte %02X: got %s, spec says %s\n", b, type_name(t),
                      type_name(want[b]));
@@ -819,7 +819,7 @@ static sp_code expected_outcome(vclass v, rk k) {
     case V_BIN: return k == K_BIN_H || k == K_BIN ? SP_OK : SP_E_TYPE;
     case V_ARRAY: return k == K_ARRAY ? SP_OK : SP_E_TYPE;
     case V_MAP: return k == K_MAP ? SP_OK : SP_E_TYPE;
-    case V_EXT: return k == K_EXT_H ? SP_OK : k == K_TS ? SP_E_INVALID : SP_E_TYPE;
+    case V_EXT: return k == K_EXT_H ? SP_OK : k == K_TS ? SP_E_MALFORMED : SP_E_TYPE;
     case V_TS: return k == K_EXT_H || k == K_TS ? SP_OK : SP_E_TYPE;
   }
   return SP_E_TYPE;
@@ -872,7 +872,7 @@ static void every_reader_on_c1_is_invalid(void) {
     sp_reader_init(&r, in.p, in.n);
     sp_read_nil(&r);
     ok = CHECK(call_reader(&r, (rk)k) == 0);
-    ok &= EXPECT_ERR(&r, SP_E_INVALID, 1);
+    ok &= EXPECT_ERR(&r, SP_E_MALFORMED, 1);
     if (!ok) fprintf(stderr, "      sp_read_%s\n", RK_NAMES[k]);
     in_free(&in);
   }
@@ -882,7 +882,7 @@ static void every_reader_on_c1_is_invalid(void) {
     sp_reader_init(&r, in.p, in.n);
     CHECK(sp_skip(&r) == 1);
     CHECK(sp_skip(&r) == 0);
-    EXPECT_ERR(&r, SP_E_INVALID, 1);
+    EXPECT_ERR(&r, SP_E_MALFORMED, 1);
     in_free(&in);
   }
 }
@@ -994,23 +994,23 @@ static void errors_are_sticky_first_error_and_offset_stay(void) {
   CHECK(sp_skip(&r) == 1);
   CHECK(sp_read_uint8(&r, (uint8_t *)buf) == 1 && buf[0] == 1);
   CHECK(sp_read_nil(&r) == 0);                     /* 0xc1 */
-  EXPECT_ERR(&r, SP_E_INVALID, 6);
+  EXPECT_ERR(&r, SP_E_MALFORMED, 6);
   CHECK(sp_read_int8(&r, &i8) == 0);               /* would be OVERFLOW at 7 */
-  EXPECT_ERR(&r, SP_E_INVALID, 6);
+  EXPECT_ERR(&r, SP_E_MALFORMED, 6);
   in_free(&in);
 }
 
 /* The header's contract: "A read that fails returns 0 and leaves its
 ** outputs unchanged" -- also when the header itself was whole but claims
-** more than is left (SP_E_LIMIT), so no caller can act on the count. */
+** more than is left (SP_E_LENGTH_LIMIT), so no caller can act on the count. */
 static void failed_header_reads_leave_outputs_unchanged(void) {
   const struct { const uint8_t *b; size_t n; rk k; sp_code code; } cases[] = {
-    {BYTES(0x95, 0xc0), K_ARRAY, SP_E_LIMIT},
-    {BYTES(0xdd, 0xff, 0xff, 0xff, 0xff, 0xc0), K_ARRAY, SP_E_LIMIT},
-    {BYTES(0x83, 0xc0, 0xc0, 0xc0), K_MAP, SP_E_LIMIT},
-    {BYTES(0xa5, 'a'), K_STR_H, SP_E_LIMIT},
-    {BYTES(0xc4, 0x05, 'a'), K_BIN_H, SP_E_LIMIT},
-    {BYTES(0xd8, 0x07, 0x00), K_EXT_H, SP_E_LIMIT},
+    {BYTES(0x95, 0xc0), K_ARRAY, SP_E_LENGTH_LIMIT},
+    {BYTES(0xdd, 0xff, 0xff, 0xff, 0xff, 0xc0), K_ARRAY, SP_E_LENGTH_LIMIT},
+    {BYTES(0x83, 0xc0, 0xc0, 0xc0), K_MAP, SP_E_LENGTH_LIMIT},
+    {BYTES(0xa5, 'a'), K_STR_H, SP_E_LENGTH_LIMIT},
+    {BYTES(0xc4, 0x05, 'a'), K_BIN_H, SP_E_LENGTH_LIMIT},
+    {BYTES(0xd8, 0x07, 0x00), K_EXT_H, SP_E_LENGTH_LIMIT},
     {BYTES(0xdc, 0x00), K_ARRAY, SP_E_TRUNCATED},
     {BYTES(0xc7, 0x01), K_EXT_H, SP_E_TRUNCATED},
     {BYTES(0xa1, 'a'), K_ARRAY, SP_E_TYPE},
@@ -1418,7 +1418,7 @@ static size_t predict_cut(const message *m, uint64_t len, sp_code *code, uint64_
       need = m->end[i] - m->hdr_end[i];
     *at = m->start[i];
     if (m->hdr_end[i] > len) { *code = SP_E_TRUNCATED; return i; }
-    if (len - m->hdr_end[i] < need) { *code = SP_E_LIMIT; return i; }
+    if (len - m->hdr_end[i] < need) { *code = SP_E_LENGTH_LIMIT; return i; }
   }
   *code = SP_OK;
   *at = 0;
@@ -1549,7 +1549,7 @@ static void check_cut(const message *m, const source *src, walk_ctx *c, size_t l
   got = walk(c, &r, 0, m->sc->n);
   ok &= CHECK(got == stop);
   ok &= EXPECT_ERR(&r, code, at);
-  ok &= CHECK(code == SP_E_TRUNCATED || code == SP_E_LIMIT);
+  ok &= CHECK(code == SP_E_TRUNCATED || code == SP_E_LENGTH_LIMIT);
   if (!ok)
     fprintf(stderr, "      message '%s' cut to %zu of %zu bytes (%s %zu): walk stopped at op %zu, "
             "expected op %zu\n", m->sc->name, len, m->bytes.n, c->plan, c->plan_arg, got, stop);
@@ -1786,17 +1786,17 @@ static void c1_at_every_value_start_is_invalid_at_that_offset(void) {
       bad.p[m->start[i]] = 0xc1;
       sp_reader_init(&r, bad.p, bad.n);
       ok &= CHECK(sp_skip(&r) == 0);
-      ok &= EXPECT_ERR(&r, SP_E_INVALID, m->start[i]);
+      ok &= EXPECT_ERR(&r, SP_E_MALFORMED, m->start[i]);
       sp_reader_init(&r, bad.p, bad.n);
       ok &= CHECK(walk(&c, &r, 0, m->sc->n) == i);
-      ok &= EXPECT_ERR(&r, SP_E_INVALID, m->start[i]);
+      ok &= EXPECT_ERR(&r, SP_E_MALFORMED, m->start[i]);
       if (m == &M_TOKENS) {   /* and in 1-byte segments */
         size_t *sizes = xmalloc((2 * bad.n + 3) * sizeof *sizes);
         segs g;
         segs_build(&g, bad.p, bad.n, sizes, plan_sizes(PLAN_BYTES, bad.n, 0, 0, sizes));
         sp_reader_init_sequence(&r, &g.seq);
         ok &= CHECK(sp_skip(&r) == 0);
-        ok &= EXPECT_ERR(&r, SP_E_INVALID, m->start[i]);
+        ok &= EXPECT_ERR(&r, SP_E_MALFORMED, m->start[i]);
         segs_free(&g);
         free(sizes);
       }
@@ -1944,14 +1944,14 @@ static void read_str_and_bin_of_a_spanning_body_fail_with_limit(void) {
   segs_build(&g, msg, sizeof msg, split_str, 2);
   sp_reader_init_sequence(&r, &g.seq);
   CHECK(sp_read_str(&r, &s, &n) == 0);
-  CHECK(r.err.code == SP_E_LIMIT);
+  CHECK(r.err.code == SP_E_LENGTH_LIMIT);
   CHECK(s == NULL && n == 77);
   segs_free(&g);
   segs_build(&g, msg, sizeof msg, split_bin, 2);
   sp_reader_init_sequence(&r, &g.seq);
   CHECK(sp_read_str(&r, &s, &n) == 1 && n == 5 && s == (const char *)g.s[0].data + 1);
   CHECK(sp_read_bin(&r, &p, &n) == 0);
-  CHECK(r.err.code == SP_E_LIMIT);
+  CHECK(r.err.code == SP_E_LENGTH_LIMIT);
   segs_free(&g);
   /* header in one segment, body wholly in the next: zero-copy works */
   segs_build(&g, msg, sizeof msg, whole, 2);
@@ -2079,7 +2079,7 @@ static void array_header_claiming_4294967295_in_10_bytes_is_limit_first(void) {
   CHECK(in.n == 10);
   sp_reader_init(&r, in.p, in.n);
   CHECK(sp_read_array_header(&r, &n) == 0);
-  EXPECT_ERR(&r, SP_E_LIMIT, 0);
+  EXPECT_ERR(&r, SP_E_LENGTH_LIMIT, 0);
   after = allocs();
   CHECK(after.alloc_calls == before.alloc_calls);   /* the reader allocates nothing */
   in_free(&in);
@@ -2093,12 +2093,12 @@ static void map_of_2_pow_31_entries_is_limit_counting_two_per_entry_in_64_bits(v
   sp_reader_init(&r, in.p, in.n);
   sp_read_nil(&r);
   CHECK(sp_read_map_header(&r, &n) == 0);
-  EXPECT_ERR(&r, SP_E_LIMIT, 1);
+  EXPECT_ERR(&r, SP_E_LENGTH_LIMIT, 1);
   in_free(&in);
   in = in_copy(BYTES(0xdf, 0xff, 0xff, 0xff, 0xff, 0xc0));
   sp_reader_init(&r, in.p, in.n);
   CHECK(sp_read_map_header(&r, &n) == 0);
-  EXPECT_ERR(&r, SP_E_LIMIT, 0);
+  EXPECT_ERR(&r, SP_E_LENGTH_LIMIT, 0);
   in_free(&in);
 }
 
@@ -2127,7 +2127,7 @@ static void headers_need_their_count_or_length_in_bytes_left(void) {
       sp_reader_init(&r, in.p, in.n);
       sp_read_bool(&r, &b);   /* the header starts at offset 1 */
       rc = call_reader(&r, cases[i].k);
-      if (less) ok = CHECK(rc == 0) & EXPECT_ERR(&r, SP_E_LIMIT, 1);
+      if (less) ok = CHECK(rc == 0) & EXPECT_ERR(&r, SP_E_LENGTH_LIMIT, 1);
       else ok = CHECK(rc == 1) & EXPECT_NO_ERR(&r);
       if (!ok) fprintf(stderr, "      case %zu (header %02X) with %s bytes\n", i, cases[i].h[0],
                        less ? "one too few" : "exactly enough");
@@ -2153,7 +2153,7 @@ static void str_bin_ext_lengths_beyond_the_input_are_limit(void) {
     int ok;
     sp_reader_init(&r, in.p, in.n);
     ok = CHECK(call_reader(&r, cases[i].k) == 0);
-    ok &= EXPECT_ERR(&r, SP_E_LIMIT, 0);
+    ok &= EXPECT_ERR(&r, SP_E_LENGTH_LIMIT, 0);
     after = allocs();
     ok &= CHECK(after.alloc_calls == before.alloc_calls);
     if (!ok) fprintf(stderr, "      case %zu through sp_read_%s\n", i, RK_NAMES[cases[i].k]);
@@ -2290,7 +2290,7 @@ static void enter_fails_with_depth_at_501_by_default(void) {
     if (!CHECK(sp_reader_enter(&r) == 1)) break;
   CHECK(r.depth == 500);
   CHECK(sp_reader_enter(&r) == 0);
-  CHECK(r.err.code == SP_E_DEPTH);
+  CHECK(r.err.code == SP_E_DEPTH_LIMIT);
   sp_reader_init(&r, NULL, 0);   /* leave makes room again; never below 0 */
   CHECK(sp_reader_enter(&r) == 1);
   sp_reader_leave(&r);
@@ -2305,7 +2305,7 @@ static void decoder_over_10_million_deep_input_stops_at_depth_501(void) {
   deep[DEEP] = 0xc0;
   sp_reader_init(&r, deep, DEEP + 1);
   CHECK(decode_any(&r) == 0);
-  EXPECT_ERR(&r, SP_E_DEPTH, 501);   /* after the 501st header */
+  EXPECT_ERR(&r, SP_E_DEPTH_LIMIT, 501);   /* after the 501st header */
   CHECK(r.depth == 500);
   free(deep);
 }
@@ -2323,15 +2323,15 @@ static void a_changed_max_depth_is_honoured(void) {
   sp_reader_init(&r, deep, 601);
   r.max_depth = 599;
   CHECK(decode_any(&r) == 0);
-  EXPECT_ERR(&r, SP_E_DEPTH, 600);
+  EXPECT_ERR(&r, SP_E_DEPTH_LIMIT, 600);
   sp_reader_init(&r, deep, 601);
   r.max_depth = 10;
   CHECK(decode_any(&r) == 0);
-  EXPECT_ERR(&r, SP_E_DEPTH, 11);
+  EXPECT_ERR(&r, SP_E_DEPTH_LIMIT, 11);
   sp_reader_init(&r, deep + 599, 2);   /* [nil] */
   r.max_depth = 0;
   CHECK(decode_any(&r) == 0);
-  EXPECT_ERR(&r, SP_E_DEPTH, 1);
+  EXPECT_ERR(&r, SP_E_DEPTH_LIMIT, 1);
   free(deep);
 }
 

@@ -297,6 +297,60 @@ static int append_sink(void *ctx, const uint8_t *bytes, size_t len) {
   return 0;
 }
 
+/* Numeric array fields of every type, keyed by their numeric kind: each
+** writes what the bulk writer of its kind writes (sp_ftype's numbers are
+** sp_num_kind's plus one) and reads back bit for bit. */
+typedef struct nums { sp_array_field a[SP_NUM_KINDS]; } nums;
+
+static const sp_field nums_fields[] = {
+  SP_MEMBER_KEY(SP_NUM_I8, nums, a[0], SP_F_I8, .flags = SP_FIELD_ARRAY),
+  SP_MEMBER_KEY(SP_NUM_U8, nums, a[1], SP_F_U8, .flags = SP_FIELD_ARRAY),
+  SP_MEMBER_KEY(SP_NUM_I16, nums, a[2], SP_F_I16, .flags = SP_FIELD_ARRAY),
+  SP_MEMBER_KEY(SP_NUM_U16, nums, a[3], SP_F_U16, .flags = SP_FIELD_ARRAY),
+  SP_MEMBER_KEY(SP_NUM_I32, nums, a[4], SP_F_I32, .flags = SP_FIELD_ARRAY),
+  SP_MEMBER_KEY(SP_NUM_U32, nums, a[5], SP_F_U32, .flags = SP_FIELD_ARRAY),
+  SP_MEMBER_KEY(SP_NUM_F32, nums, a[6], SP_F_FLOAT, .flags = SP_FIELD_ARRAY),
+  SP_MEMBER_KEY(SP_NUM_F64, nums, a[7], SP_F_DOUBLE, .flags = SP_FIELD_ARRAY),
+  SP_MEMBER_KEY(SP_NUM_I64, nums, a[8], SP_F_I64, .flags = SP_FIELD_ARRAY),
+  SP_MEMBER_KEY(SP_NUM_U64, nums, a[9], SP_F_U64, .flags = SP_FIELD_ARRAY),
+};
+static sp_schema nums_schema = SP_SCHEMA(nums, nums_fields, 0);
+
+typedef struct nums_src { uint64_t elems[SP_NUM_KINDS][3]; } nums_src;
+
+static int write_nums_by_kind(sp_writer *w, const void *value) {
+  const nums_src *src = value;
+  sp_write_array_header(w, SP_NUM_KINDS);
+  for (int k = 0; k < SP_NUM_KINDS; k++) sp_write_numeric_array(w, (sp_num_kind)k, src->elems[k], 3);
+  return 0;
+}
+
+static void numeric_array_fields_write_what_their_kind_writes(void) {
+  nums_src src;
+  nums obj, back;
+  sp_bytes want, got;
+  int64_t live;
+  memset(&back, 0, sizeof back);
+  for (int k = 0; k < SP_NUM_KINDS; k++) {
+    uint8_t *p = (uint8_t *)src.elems[k];
+    /* A byte pattern whose floats are never NaN (no exponent of all ones). */
+    for (size_t b = 0; b < sizeof src.elems[k]; b++) p[b] = (uint8_t)(b * 7 + (size_t)k + 1);
+    obj.a[k] = (sp_array_field)SP_ARRAY_OF(src.elems[k], 3);
+  }
+  CHECK(sp_to_array(write_nums_by_kind, &src, NULL, &want, NULL) == SP_OK);
+  CHECK(sp_schema_to_array(&nums_schema, &obj, NULL, &got, NULL) == SP_OK);
+  CHECK_BYTES(got.data, got.len, want.data, want.len);
+  live = sp_alloc_live_bytes();
+  CHECK(sp_schema_decode(&nums_schema, got.data, got.len, &back, 0, NULL) == SP_OK);
+  for (int k = 0; k < SP_NUM_KINDS; k++)
+    CHECK(back.a[k].count == 3 &&
+          memcmp(back.a[k].ptr, src.elems[k], 3 * sp_num_kind_size((sp_num_kind)k)) == 0);
+  sp_schema_release(&nums_schema, &back);
+  CHECK(sp_alloc_live_bytes() == live);
+  sp_bytes_free(&want);
+  sp_bytes_free(&got);
+}
+
 static void every_entry_writes_the_same_bytes(void) {
   all in;
   sp_schema_obj o = {&all_schema, &in};
@@ -436,13 +490,13 @@ static void check_misuse(sp_schema *s, const char *cause, const char *path) {
   two obj = {0, 0};
   sp_bytes b;
   int64_t live = sp_alloc_live_bytes();
-  CHECK(sp_schema_resolve(s, &err) == SP_E_MISUSE);
+  CHECK(sp_schema_resolve(s, &err) == SP_E_INVALID_ARGUMENT);
   CHECK(err.cause != NULL && strcmp(err.cause, cause) == 0);
   CHECK(strcmp(err.path, path) == 0);
   if (err.cause && strcmp(err.cause, cause) != 0) fprintf(stderr, "    cause: %s\n", err.cause);
   if (strcmp(err.path, path) != 0) fprintf(stderr, "    path: %s\n", err.path);
-  CHECK(sp_schema_to_array(s, &obj, NULL, &b, &err) == SP_E_MISUSE && b.data == NULL);
-  CHECK(sp_schema_decode(s, "\x90", 1, &obj, 0, &err) == SP_E_MISUSE);
+  CHECK(sp_schema_to_array(s, &obj, NULL, &b, &err) == SP_E_INVALID_ARGUMENT && b.data == NULL);
+  CHECK(sp_schema_decode(s, "\x90", 1, &obj, 0, &err) == SP_E_INVALID_ARGUMENT);
   CHECK(sp_schema_fixed_size(s) == 0);
   CHECK(sp_alloc_live_bytes() == live);       /* nothing cached, nothing held */
 }
@@ -519,6 +573,34 @@ static void bad_tables_are_refused_at_resolve_with_a_cause(void) {
   check_misuse(&null_inner, "struct field without a schema", ".t");
 }
 
+/* An array of structs resolves its element schema on first use, inside the
+** walk: a bad one fails the encode or decode there, with the resolve error's
+** cause, the walk's offset and the whole path. */
+typedef struct holds_bad { sp_array_field kids; } holds_bad;
+
+static sp_schema bad_elem_schema = SP_SCHEMA(two, dup_int_fields, 0);
+static const sp_field holds_bad_fields[] = {
+  SP_MEMBER(holds_bad, kids, SP_F_STRUCT, .schema = &bad_elem_schema, .flags = SP_FIELD_ARRAY),
+};
+static sp_schema holds_bad_schema = SP_SCHEMA(holds_bad, holds_bad_fields, 0);
+
+static void a_bad_element_schema_fails_the_walk_where_it_is_met(void) {
+  two elems[1] = {{1, 2}};
+  holds_bad h = {SP_ARRAY_OF(elems, 1)}, back;
+  sp_bytes b;
+  sp_error err;
+  memset(&back, 0, sizeof back);
+  CHECK(sp_schema_to_array(&holds_bad_schema, &h, NULL, &b, &err) == SP_E_INVALID_ARGUMENT);
+  CHECK(b.data == NULL && strcmp(err.cause, "duplicate integer key") == 0);
+  CHECK(strcmp(err.path, ".kids[0].b") == 0 && err.offset == 7);    /* after 81 a4 "kids" 91 */
+  CHECK(sp_schema_decode(&holds_bad_schema, "\x81\xA4kids\x91\x90", 8, &back, 0, &err) ==
+        SP_E_INVALID_ARGUMENT);
+  CHECK(strcmp(err.cause, "duplicate integer key") == 0);
+  CHECK(strcmp(err.path, ".kids[0].b") == 0 && err.offset == 7);
+  sp_schema_release(&holds_bad_schema, &back);
+  sp_thread_cleanup();
+}
+
 /* ---- decode errors ---------------------------------------------------------------------- */
 
 static void check_decode_error(sp_schema *s, const void *bytes, size_t len, sp_code code,
@@ -545,20 +627,20 @@ static void decode_errors_carry_the_offset_and_the_member_path(void) {
   /* an int-key schema handed a map */
   check_decode_error(&gappy_schema, "\x80", 1, SP_E_TYPE, 0, "");
   /* the unused code 0xc1 as a value */
-  check_decode_error(&gappy_schema, "\x91\xC1", 2, SP_E_INVALID, 1, ".a");
+  check_decode_error(&gappy_schema, "\x91\xC1", 2, SP_E_MALFORMED, 1, ".a");
   /* 0xc1 inside a skipped value */
-  check_decode_error(&gappy_schema, "\x92\x01\x91\xC1", 4, SP_E_INVALID, 3, "");
+  check_decode_error(&gappy_schema, "\x92\x01\x91\xC1", 4, SP_E_MALFORMED, 3, "");
   /* trailing bytes */
-  check_decode_error(&gappy_schema, "\x91\x01\x01", 3, SP_E_INVALID, 2, "");
+  check_decode_error(&gappy_schema, "\x91\x01\x01", 3, SP_E_TRAILING_BYTES, 2, "");
   /* {"kids": [{"id": 1}, {"name": 5}]}: the path names the element */
   check_decode_error(&all_schema, "\x81\xA4kids\x92\x81\xA2id\x01\x81\xA4name\x05", 19,
                      SP_E_TYPE, 18, ".kids[1].name");
   /* inline array longer than its member */
-  check_decode_error(&all_schema, "\x81\xA5three\x94\x01\x02\x03\x04", 12, SP_E_LIMIT, 7, ".three");
+  check_decode_error(&all_schema, "\x81\xA5three\x94\x01\x02\x03\x04", 12, SP_E_LENGTH_LIMIT, 7, ".three");
   /* bad timestamp length, as a member */
-  check_decode_error(&all_schema, "\x81\xA2ts\xD5\xFF\x00\x00", 8, SP_E_INVALID, 4, ".ts");
+  check_decode_error(&all_schema, "\x81\xA2ts\xD5\xFF\x00\x00", 8, SP_E_MALFORMED, 4, ".ts");
   /* an array header claiming 2^32-1 elements in a short input allocates nothing */
-  check_decode_error(&all_schema, "\x81\xA4ints\xDD\xFF\xFF\xFF\xFF", 11, SP_E_LIMIT, 6, ".ints");
+  check_decode_error(&all_schema, "\x81\xA4ints\xDD\xFF\xFF\xFF\xFF", 11, SP_E_LENGTH_LIMIT, 6, ".ints");
   /* bool member given an int */
   check_decode_error(&all_schema, "\x81\xA1" "b\x01", 4, SP_E_TYPE, 3, ".b");
 }
@@ -573,12 +655,12 @@ static void recursion_is_bounded_by_the_depth_limit(void) {
   deep[n++] = 0x01;
   memset(&root, 0, sizeof root);
   sp_reader_init(&r, deep, n);
-  CHECK(sp_schema_read(&r, &node_schema, &root, 0) == SP_E_DEPTH);
+  CHECK(sp_schema_read(&r, &node_schema, &root, 0) == SP_E_DEPTH_LIMIT);
   sp_schema_release(&node_schema, &root);
   /* a shallower limit, set on the reader */
   sp_reader_init(&r, deep, 3 * 4 + 1);
   r.max_depth = 4;
-  CHECK(sp_schema_read(&r, &node_schema, &root, 0) == SP_E_DEPTH);
+  CHECK(sp_schema_read(&r, &node_schema, &root, 0) == SP_E_DEPTH_LIMIT);
   sp_schema_release(&node_schema, &root);
   free(deep);
 }
@@ -589,7 +671,7 @@ static void a_cyclic_struct_fails_to_encode_instead_of_overflowing(void) {
   sp_error err;
   loop.v = 1;
   loop.kids = (sp_array_field)SP_ARRAY_OF(&loop, 1);     /* contains itself */
-  CHECK(sp_schema_to_array(&node_schema, &loop, NULL, &b, &err) == SP_E_LIMIT);
+  CHECK(sp_schema_to_array(&node_schema, &loop, NULL, &b, &err) == SP_E_DEPTH_LIMIT);
   CHECK(b.data == NULL && b.len == 0);
   sp_thread_cleanup();
 }
@@ -601,12 +683,12 @@ static void encode_errors_carry_the_member_path(void) {
   kid bad[2] = {{1, SP_STR_LIT("ok")}, {2, {NULL, 0, 0}}};
   all_fill(&a);
   a.ts.nsec = 1000000000u;
-  CHECK(sp_schema_to_array(&all_schema, &a, NULL, &b, &err) == SP_E_VALUE);
+  CHECK(sp_schema_to_array(&all_schema, &a, NULL, &b, &err) == SP_E_VALUE_RANGE);
   CHECK(strcmp(err.path, ".ts") == 0);
   all_fill(&a);
   a.kids = (sp_array_field)SP_ARRAY_OF(bad, 2);
   a.ints.ptr = NULL;                                     /* count 6, no elements */
-  CHECK(sp_schema_to_array(&all_schema, &a, NULL, &b, &err) == SP_E_MISUSE);
+  CHECK(sp_schema_to_array(&all_schema, &a, NULL, &b, &err) == SP_E_INVALID_ARGUMENT);
   CHECK(strcmp(err.path, ".ints") == 0);
   sp_thread_cleanup();
 }
@@ -624,11 +706,11 @@ static void check_every_truncation(sp_schema *s, const uint8_t *bytes, size_t le
     sp_code c;
     memset(obj, 0, size);
     c = sp_schema_decode(s, bytes, cut, obj, 0, &err);
-    if ((c != SP_E_TRUNCATED && c != SP_E_LIMIT) || err.offset > cut) bad++;
+    if ((c != SP_E_TRUNCATED && c != SP_E_LENGTH_LIMIT) || err.offset > cut) bad++;
     sp_schema_release(s, obj);
     CHECK(sp_schema_decode(s, bytes, len, obj, 0, NULL) == SP_OK);
     c = sp_schema_decode(s, bytes, cut, obj, 0, &err);
-    if (c != SP_E_TRUNCATED && c != SP_E_LIMIT) bad++;
+    if (c != SP_E_TRUNCATED && c != SP_E_LENGTH_LIMIT) bad++;
     sp_schema_release(s, obj);
     if (sp_alloc_live_bytes() != live) bad++;
   }
@@ -766,7 +848,7 @@ static void segmented_input_decodes_like_contiguous(void) {
   /* borrowing cannot point into a body that spans segments */
   memset(&out, 0, sizeof out);
   sp_reader_init_sequence(&r, &sp.seq);
-  CHECK(sp_schema_read(&r, &all_schema, &out, SP_DECODE_BORROW) == SP_E_LIMIT);
+  CHECK(sp_schema_read(&r, &all_schema, &out, SP_DECODE_BORROW) == SP_E_LENGTH_LIMIT);
   sp_schema_release(&all_schema, &out);
   /* truncated sequences fail as contiguous ones do */
   for (size_t cut = 0; cut < b.len; cut += 7) {
@@ -776,7 +858,7 @@ static void segmented_input_decodes_like_contiguous(void) {
     memset(&out, 0, sizeof out);
     sp_reader_init_sequence(&r, &sp.seq);
     c = sp_schema_read(&r, &all_schema, &out, 0);
-    CHECK(c == SP_E_TRUNCATED || c == SP_E_LIMIT);
+    CHECK(c == SP_E_TRUNCATED || c == SP_E_LENGTH_LIMIT);
     sp_schema_release(&all_schema, &out);
   }
   free(sp.segs);
@@ -1075,12 +1157,14 @@ static void threads_racing_the_first_use_agree(void) {
 int main(void) {
   SP_RUN(every_field_type_round_trips);
   SP_RUN(every_entry_writes_the_same_bytes);
+  SP_RUN(numeric_array_fields_write_what_their_kind_writes);
   SP_RUN(map_form_equals_the_value_tree);
   SP_RUN(int_keys_write_an_array_with_nil_gaps);
   SP_RUN(a_schema_nests_inside_a_value_tree);
   SP_RUN(decodes_what_the_writer_builds);
   SP_RUN(int_key_arrays_skip_gaps_and_extra_indices);
   SP_RUN(bad_tables_are_refused_at_resolve_with_a_cause);
+  SP_RUN(a_bad_element_schema_fails_the_walk_where_it_is_met);
   SP_RUN(decode_errors_carry_the_offset_and_the_member_path);
   SP_RUN(recursion_is_bounded_by_the_depth_limit);
   SP_RUN(a_cyclic_struct_fails_to_encode_instead_of_overflowing);

@@ -263,7 +263,7 @@ static void a_key_over_256_bytes_is_refused_at_resolve(void) {
   memset(too_long, 'k', SP_MAX_KEY_LEN + 1);
   f[0].name = too_long;
   f[0].type = SP_F_I32;
-  CHECK(sp_schema_resolve(&s, &err) == SP_E_MISUSE);
+  CHECK(sp_schema_resolve(&s, &err) == SP_E_INVALID_ARGUMENT);
   CHECK(strcmp(err.cause, "string key longer than 256 bytes") == 0);
 }
 

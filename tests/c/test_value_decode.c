@@ -76,7 +76,7 @@ static void ten_million_deep_nesting_stops_at_the_depth_limit(void) {
   sp_error e;
   memset(deep, 0x91, n);
   deep[n] = 0xc0;
-  CHECK(sp_value_decode_bytes(deep, n + 1, NULL, &doc, &v, &e) == SP_E_DEPTH);
+  CHECK(sp_value_decode_bytes(deep, n + 1, NULL, &doc, &v, &e) == SP_E_DEPTH_LIMIT);
   CHECK(e.offset == 500 && v.kind == SP_NIL);
   sp_doc_free(&doc);
   free(deep);
@@ -90,9 +90,9 @@ static void huge_array_claim_allocates_nothing(void) {
   sp_error e;
   sp_alloc_stats a;
   sp_alloc_stats_reset();
-  CHECK(sp_value_decode_bytes(huge, sizeof huge, NULL, &doc, &v, &e) == SP_E_LIMIT);
+  CHECK(sp_value_decode_bytes(huge, sizeof huge, NULL, &doc, &v, &e) == SP_E_LENGTH_LIMIT);
   CHECK(e.offset == 0);
-  CHECK(sp_value_decode_bytes(huge_map, sizeof huge_map, NULL, &doc, &v, &e) == SP_E_LIMIT);
+  CHECK(sp_value_decode_bytes(huge_map, sizeof huge_map, NULL, &doc, &v, &e) == SP_E_LENGTH_LIMIT);
   sp_alloc_stats_get(&a);
   CHECK(a.alloc_calls == 0);
   sp_doc_free(&doc);
@@ -108,7 +108,7 @@ static void every_truncation_fails_cleanly(void) {
     uint8_t *cut = malloc(len ? len : 1);     /* exact size: ASan sees any over-read */
     memcpy(cut, b.data, len);
     sp_code code = sp_value_decode_bytes(cut, len, NULL, &doc, &v, &e);
-    CHECK(code == SP_E_TRUNCATED || code == SP_E_LIMIT);
+    CHECK(code == SP_E_TRUNCATED || code == SP_E_LENGTH_LIMIT);
     CHECK(e.offset <= len);
     sp_doc_free(&doc);
     free(cut);
@@ -124,9 +124,9 @@ static void c1_and_trailing_bytes_are_invalid(void) {
   sp_doc doc = {0};
   sp_value v;
   sp_error e;
-  CHECK(sp_value_decode_bytes(c1, 3, NULL, &doc, &v, &e) == SP_E_INVALID && e.offset == 2);
-  CHECK(sp_value_decode_bytes(trailing, 2, NULL, &doc, &v, &e) == SP_E_INVALID && e.offset == 1);
-  CHECK(sp_value_decode_bytes(bad_ts, 8, NULL, &doc, &v, &e) == SP_E_INVALID && e.offset == 0);
+  CHECK(sp_value_decode_bytes(c1, 3, NULL, &doc, &v, &e) == SP_E_MALFORMED && e.offset == 2);
+  CHECK(sp_value_decode_bytes(trailing, 2, NULL, &doc, &v, &e) == SP_E_TRAILING_BYTES && e.offset == 1);
+  CHECK(sp_value_decode_bytes(bad_ts, 8, NULL, &doc, &v, &e) == SP_E_MALFORMED && e.offset == 0);
   sp_doc_free(&doc);
 }
 

@@ -741,8 +741,8 @@ static void timestamp_96bit_for_negative_or_from_2_pow_34(void) {
 
 static void timestamp_nsec_of_a_second_or_more_is_value_error(void) {
   ts_case at_1e9 = {0, 1000000000u}, max = {5, UINT32_MAX};
-  expect_error_all(w_ts, &at_1e9, SP_E_VALUE, __LINE__);
-  expect_error_all(w_ts, &max, SP_E_VALUE, __LINE__);
+  expect_error_all(w_ts, &at_1e9, SP_E_VALUE_RANGE, __LINE__);
+  expect_error_all(w_ts, &max, SP_E_VALUE_RANGE, __LINE__);
 }
 
 /* ---- big payloads across segments ----------------------------------------- */
@@ -782,14 +782,14 @@ static void big_str_and_bin_keep_header_and_body_across_segments(void) {
 
 /* ---- a fixed output that is too small --------------------------------------- */
 
-/* Too small: SP_E_OUTPUT, nothing past the array, and whatever was
+/* Too small: SP_E_BUFFER_TOO_SMALL, nothing past the array, and whatever was
 ** committed is a true prefix of the full encoding. */
 static void fixed_too_small(size_t cap, write_fn fn, const void *ctx, const uint8_t *want,
                             size_t n, int line) {
   uint8_t *mem = xmalloc(cap + GUARD);
   size_t len = 0;
   sp_code code = run_fixed(cap, 0, fn, ctx, mem, &len);
-  int ok = CHECK(code == SP_E_OUTPUT);
+  int ok = CHECK(code == SP_E_BUFFER_TOO_SMALL);
   ok &= CHECK(len <= cap && len < n);
   ok &= CHECK(guard_intact(mem, cap));
   ok &= CHECK_BYTES(mem, len, want, len <= n ? len : n);
@@ -871,18 +871,18 @@ static void error_stays_output_after_fixed_output_failure(void) {
   sp_write_nil(&w);
   sp_write_uint(&w, (uint64_t)1 << 32);             /* 5 bytes: 6 in all, 4 fit */
   CHECK(w.err.code == SP_OK);
-  sp_write_raw(&w, body, sizeof body);              /* the next span: SP_E_OUTPUT */
-  CHECK(w.err.code == SP_E_OUTPUT);
+  sp_write_raw(&w, body, sizeof body);              /* the next span: SP_E_BUFFER_TOO_SMALL */
+  CHECK(w.err.code == SP_E_BUFFER_TOO_SMALL);
   at = sp_writer_length(&w);
-  sp_write_timestamp(&w, 0, 2000000000u);           /* would be SP_E_VALUE */
+  sp_write_timestamp(&w, 0, 2000000000u);           /* would be SP_E_VALUE_RANGE */
   sp_write_nil(&w);
   sp_write_str(&w, "abc", 3);
   sp_write_bin(&w, "abc", 3);
   sp_write_ext(&w, 1, "abcd", 4);
   sp_write_raw(&w, "x", 1);
-  CHECK(w.err.code == SP_E_OUTPUT);
+  CHECK(w.err.code == SP_E_BUFFER_TOO_SMALL);
   CHECK(sp_writer_length(&w) == at);                /* nothing written after it */
-  CHECK(sp_writer_flush(&w) == SP_E_OUTPUT);
+  CHECK(sp_writer_flush(&w) == SP_E_BUFFER_TOO_SMALL);
   CHECK(fixed.len == 1 && mem[0] == 0xc0);
   CHECK(mem[1] == 0xa5 && mem[2] == 0xa5 && mem[3] == 0xa5);   /* nothing after the nil */
   CHECK(guard_intact(mem, 4));
@@ -906,7 +906,7 @@ static void one_element_array_fills_a_two_byte_fixed_output(void) {
   CHECK(guard_intact(mem, 2));
 }
 
-/* Inside every mode: the first error (SP_E_VALUE) stays, and nothing more
+/* Inside every mode: the first error (SP_E_VALUE_RANGE) stays, and nothing more
 ** is written. */
 static void w_value_error_then_more(sp_writer *w, const void *c) {
   static const uint16_t units[] = {0xd55c, 0x41};
@@ -923,12 +923,12 @@ static void w_value_error_then_more(sp_writer *w, const void *c) {
   sp_write_array_header(w, 3);
   sp_write_timestamp(w, 1, 0);
   sp_write_timestamp(w, 1, 1000000000u);
-  CHECK(w->err.code == SP_E_VALUE);
+  CHECK(w->err.code == SP_E_VALUE_RANGE);
   CHECK(sp_writer_length(w) == before);
 }
 
 static void first_error_wins_and_later_writes_are_noops(void) {
-  expect_error_all(w_value_error_then_more, NULL, SP_E_VALUE, __LINE__);
+  expect_error_all(w_value_error_then_more, NULL, SP_E_VALUE_RANGE, __LINE__);
 }
 
 #if SIZE_MAX > 0xffffffffu
@@ -954,9 +954,9 @@ static void w_huge_ext(sp_writer *w, const void *c) {
 
 static void lengths_past_4gib_are_limit_errors_without_reading(void) {
 #if SIZE_MAX > 0xffffffffu
-  expect_error_all(w_huge_str, NULL, SP_E_LIMIT, __LINE__);
-  expect_error_all(w_huge_bin, NULL, SP_E_LIMIT, __LINE__);
-  expect_error_all(w_huge_ext, NULL, SP_E_LIMIT, __LINE__);
+  expect_error_all(w_huge_str, NULL, SP_E_LENGTH_LIMIT, __LINE__);
+  expect_error_all(w_huge_bin, NULL, SP_E_LENGTH_LIMIT, __LINE__);
+  expect_error_all(w_huge_ext, NULL, SP_E_LENGTH_LIMIT, __LINE__);
 #endif
 }
 

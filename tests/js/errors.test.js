@@ -25,10 +25,10 @@ describe('decoding bad input', () => {
     }
   });
 
-  test('0xc1 is INVALID_CODE at its offset', () => {
-    fails(() => decode(Uint8Array.of(0xc1)), 'INVALID_CODE', { offset: 0 });
-    fails(() => decode(Uint8Array.of(0x93, 1, 2, 0xc1)), 'INVALID_CODE', { offset: 3 });
-    fails(() => decode(Uint8Array.of(0x81, 0xc1, 1)), 'INVALID_CODE', { offset: 1 });
+  test('0xc1 is MALFORMED at its offset', () => {
+    fails(() => decode(Uint8Array.of(0xc1)), 'MALFORMED', { offset: 0 });
+    fails(() => decode(Uint8Array.of(0x93, 1, 2, 0xc1)), 'MALFORMED', { offset: 3 });
+    fails(() => decode(Uint8Array.of(0x81, 0xc1, 1)), 'MALFORMED', { offset: 1 });
   });
 
   test('nesting past the depth limit is DEPTH_LIMIT, however deep the input goes', () => {
@@ -56,10 +56,10 @@ describe('decoding bad input', () => {
     fails(() => decode(sp.encode(Uint8Array.of(1, 2)), { maxBinLength: 1 }), 'LENGTH_LIMIT');
   });
 
-  test('a timestamp ext -1 of the wrong length or with too many nanoseconds is INVALID_CODE', () => {
-    fails(() => decode(Uint8Array.of(0xd5, 0xff, 0, 0)), 'INVALID_CODE', { offset: 0 });
-    fails(() => decode(Uint8Array.of(0x91, 0xc7, 3, 0xff, 0, 0, 0)), 'INVALID_CODE', { offset: 1 });
-    fails(() => decode(Uint8Array.of(0xd7, 0xff, 0xff, 0xff, 0xff, 0xfc, 0, 0, 0, 0)), 'INVALID_CODE');
+  test('a timestamp ext -1 of the wrong length or with too many nanoseconds is MALFORMED', () => {
+    fails(() => decode(Uint8Array.of(0xd5, 0xff, 0, 0)), 'MALFORMED', { offset: 0 });
+    fails(() => decode(Uint8Array.of(0x91, 0xc7, 3, 0xff, 0, 0, 0)), 'MALFORMED', { offset: 1 });
+    fails(() => decode(Uint8Array.of(0xd7, 0xff, 0xff, 0xff, 0xff, 0xfc, 0, 0, 0, 0)), 'MALFORMED');
   });
 
   test('bytes after the value are TRAILING_BYTES at the first extra byte', () => {

@@ -1,5 +1,7 @@
 // The npm tarball: it carries the built module, and installed into an empty
-// folder it imports and works with no Emscripten, CMake or compiler on PATH.
+// folder it imports and works with no Emscripten, CMake or compiler on PATH;
+// its types check in a TypeScript project that imports it by name, and its
+// `scratchpack` command runs.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, symlinkSync, writeFileSync, mkdirSync } from 'node:fs';
@@ -13,6 +15,9 @@ const run = promisify(execFile);
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const work = mkdtempSync(join(tmpdir(), 'scratchpack-pack-'));
 after(() => rmSync(work, { recursive: true, force: true }));
+const app = join(work, 'app');
+const bin = join(work, 'bin');                         // PATH holds node and nothing else
+const env = { PATH: bin, HOME: work };
 
 test('npm pack ships the built module, installs, and runs with no toolchain on PATH', async () => {
   assert.ok(existsSync(join(root, 'dist/scratchpack.wasm')), 'build the module first (tests/build-wasm.sh)');
@@ -24,7 +29,6 @@ test('npm pack ships the built module, installs, and runs with no toolchain on P
     assert.ok(files.includes(f), `${f} missing from the tarball`);
   assert.ok(!files.some((f) => /^(src|wasm|tests|build)/.test(f)), files.join(' '));
 
-  const app = join(work, 'app');
   mkdirSync(app);
   writeFileSync(join(app, 'package.json'), '{"name":"app","private":true,"type":"module"}\n');
   await run('npm', ['install', '--no-audit', '--no-fund', '--no-package-lock', join(work, info.filename)], { cwd: app });
@@ -37,11 +41,43 @@ test('npm pack ships the built module, installs, and runs with no toolchain on P
     console.log(JSON.stringify({ back, kernel: sp.stats().kernel, off: off.length }));
     sp.close();
   `);
-  const bin = join(work, 'bin');                       // PATH holds node and nothing else
   mkdirSync(bin);
   symlinkSync(process.execPath, join(bin, 'node'));
-  const res = await run(join(bin, 'node'), ['main.js'], { cwd: app, env: { PATH: bin, HOME: work }, timeout: 30000 });
+  const res = await run(join(bin, 'node'), ['main.js'], { cwd: app, env, timeout: 30000 });
   assert.deepEqual(JSON.parse(res.stdout), {
     back: { hello: 'tarball', n: [1, 2, 3], t: [7, 8] }, kernel: 'simd128', off: 10,
   });
+});
+
+// (The two tests below use the install of the one above.)
+test('a TypeScript project that imports the installed package by name type-checks (strict, nodenext)', async () => {
+  writeFileSync(join(app, 'tsconfig.json'), JSON.stringify({
+    compilerOptions: { strict: true, module: 'nodenext', target: 'es2022', lib: ['es2022', 'dom'], types: [], noEmit: true },
+    files: ['main.ts'],
+  }));
+  writeFileSync(join(app, 'main.ts'), `
+    import { createScratchpack, decode, ScratchpackError, type Decoded } from 'scratchpack';
+    interface User { id: number; name: string; tags: readonly string[] }
+    class Point { constructor(public x: number, public y: number) {} }
+    const sp = await createScratchpack();
+    const user: User = { id: 1, name: 'Ada', tags: [] };
+    const record: Record<string, unknown> = { user, at: new Point(1, 2) };
+    const res = new Response(sp.encode(record));
+    const back = decode(new Uint8Array(await res.arrayBuffer())) as Decoded;
+    if (back instanceof ScratchpackError) console.log(back.code);
+    // @ts-expect-error a lease's view is not a BodyInit
+    new Response(sp.encodeView(user).bytes);
+    // @ts-expect-error a Set does not encode
+    sp.encode(new Set([user]));
+  `);
+  const tsc = join(root, 'node_modules/typescript/bin/tsc');
+  const r = await run(join(bin, 'node'), [tsc, '-p', app], { cwd: app, env, timeout: 60000 }).catch((e) => e);
+  assert.equal(r.code ?? 0, 0, `${r.stdout}${r.stderr}`);
+});
+
+test('the installed scratchpack command inspects a file', async () => {
+  writeFileSync(join(app, 'small.msgpack'), Buffer.from('82a2496401a44e616d65a568656c6c6f', 'hex'));
+  const res = await run(join(app, 'node_modules/.bin/scratchpack'), ['inspect', 'small.msgpack'], { cwd: app, env });
+  assert.match(res.stdout, /^000005 +a4 4e 61 6d 65 +fixstr 4 bytes "Name":$/m);
+  assert.deepEqual(JSON.parse(res.stdout.slice(res.stdout.indexOf('\n\n'))), { Id: 1, Name: 'hello' });
 });

@@ -61,7 +61,7 @@ test('errors are sticky and reported, and a failed writer frees everything', () 
   x.sp_w_timestamp(h, 0n, 2000000000);            // nanoseconds >= 10^9
   x.sp_w_nil(h);
   assert.equal(x.sp_w_finish(h), 0);
-  assert.equal(x.sp_w_error(h), 5);               // SP_E_VALUE
+  assert.equal(x.sp_w_error(h), 5);               // SP_E_VALUE_RANGE
   const c = x.sp_w_cause(h);
   const u = mem();
   let s = '';

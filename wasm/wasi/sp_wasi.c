@@ -82,7 +82,7 @@ void EXPORT(sp_w_numeric)(sp_handle *h, int kind, const void *p, size_t n) {
     case 7: sp_write_f64_array(w, p, n); break;
     case 8: sp_write_i64_array(w, p, n); break;
     case 9: sp_write_u64_array(w, p, n); break;
-    default: sp_writer_fail(w, SP_E_MISUSE, "unknown numeric kind", __func__);
+    default: sp_writer_fail(w, SP_E_INVALID_ARGUMENT, "unknown numeric kind", __func__);
   }
 }
 

@@ -4,12 +4,12 @@
 // English), the mapping from trace events to those lines, the why texts.
 // Must not touch: the DOM or the module (it gets a runner from trace.js).
 
+import { strHeaderSize } from '../../js/writer.js';
 import { fmt, hex } from '../model.js';
 
 const L = { SCRATCH: 0, WRITER: 1, FORMAT: 2, ENSURE: 3, MIGRATE: 4, FLUSH: 5, TO_ARRAY: 6, SEQ_TO_ARRAY: 7 };
 
 const utf8Length = (s) => new TextEncoder().encode(s).length;
-const strHeader = (n) => (n <= 31 ? 1 : n <= 0xff ? 2 : n <= 0xffff ? 3 : 5);
 
 export default {
   id: 'writer',
@@ -41,7 +41,7 @@ export default {
     const scratch = Number(input.scratch) || 8;
     const unit = input.text === undefined ? c.text : input.text;
     let text = unit, reps = 1;
-    const size = (s) => 1 + c.nints + strHeader(utf8Length(s)) + utf8Length(s);
+    const size = (s) => 1 + c.nints + strHeaderSize(utf8Length(s)) + utf8Length(s);
     if (c.id === 'exceeds' && unit.length > 0)
       while (size(text) <= scratch) { text += unit; reps++; }
     return { nints: c.nints, text, reps, scratch, size: size(text) };

@@ -1,0 +1,119 @@
+#!/usr/bin/env node
+// cli.js -- the `scratchpack` command: `scratchpack inspect [file] [--json]`.
+// Owns: the arguments, reading the file or stdin, where the lines go and
+// the exit code. Must not touch: reading MessagePack (inspect.js walks it
+// with the decoder) -- and it never loads the WebAssembly module.
+
+import { readFile } from 'node:fs/promises';
+import { ScratchpackError } from './errors.js';
+import { formatToken, headerLine, inspect, jsonValue, offsetWidth } from './inspect.js';
+
+const usage = `Usage: scratchpack inspect [file] [--json] [--sequence]
+       scratchpack --help
+
+inspect   Prints each MessagePack token of file (stdin when there is no file
+          or it is -): its byte offset and bytes in hex, its format, length
+          and value, indented by depth; then the value as JSON. Bad input
+          stops at the error, printed with its code and byte offset.
+  --json      print only the value as JSON
+  --sequence  the input holds several values one after another (each is
+              printed; without it, bytes after the first value are an error)
+
+JSON: bin and ext data in base64 (ext as {"type", "data"}), integers beyond
+2^53 and NaN/Infinity as strings, timestamps as ISO 8601, and a map's keys
+that are not strings as their JSON text (1 -> "1").
+
+Exit codes: 0 the input is valid MessagePack, 1 it is not (the error is on
+stderr), 2 bad usage or the file cannot be read.
+`;
+
+/** { file, json, sequence } from the arguments after the command, or a usage error message. */
+function parse(args) {
+  const o = { file: null, json: false, sequence: false };
+  for (const a of args) {
+    if (a === '--json') o.json = true;
+    else if (a === '--sequence') o.sequence = true;
+    else if (a.startsWith('-') && a !== '-') return `unknown option ${a}`;
+    else if (o.file !== null) return `one file at most (got ${o.file} and ${a})`;
+    else o.file = a;
+  }
+  return o;
+}
+
+async function readInput(file) {
+  if (file !== null && file !== '-') return readFile(file);
+  const chunks = [];
+  for await (const c of process.stdin) chunks.push(c);
+  return Buffer.concat(chunks);
+}
+
+// Lines go out in blocks: one write per line costs more than the walk.
+function lineWriter(stream) {
+  let block = [];
+  return {
+    line(s) {
+      block.push(s);
+      if (block.length >= 1024) this.flush();
+    },
+    flush() {
+      if (block.length > 0) stream.write(`${block.join('\n')}\n`);
+      block = [];
+    },
+  };
+}
+
+async function inspectCommand(args) {
+  const o = parse(args);
+  if (typeof o === 'string') return fail(o);
+  if (o.file === null && process.stdin.isTTY) return fail('no file, and stdin is a terminal');
+  let bytes;
+  try {
+    bytes = await readInput(o.file);
+  } catch (e) {
+    process.stderr.write(`scratchpack: cannot read ${o.file ?? 'stdin'}: ${e.message}\n`);
+    return 2;
+  }
+  const out = lineWriter(process.stdout);
+  const width = offsetWidth(bytes.length);
+  if (!o.json) out.line(headerLine(width));
+  const onToken = o.json ? undefined : (t) => out.line(formatToken(bytes, t, width));
+  let values;
+  try {
+    values = inspect(bytes, onToken, o.sequence);
+  } catch (e) {
+    if (!(e instanceof ScratchpackError)) throw e;
+    out.flush();
+    const what = e.message.replace(/ \(at byte \d+\)$/, '');
+    process.stderr.write(`error ${e.code} at byte ${e.offset} (0x${e.offset.toString(16)}): ${what}\n`);
+    return 1;
+  }
+  if (!o.json) out.line('');
+  for (const v of values) out.line(JSON.stringify(jsonValue(v), null, 2));
+  out.flush();
+  return 0;
+}
+
+function fail(why) {
+  process.stderr.write(`scratchpack: ${why}\n\n${usage}`);
+  return 2;
+}
+
+async function main(argv) {
+  const [command, ...rest] = argv;
+  if (command === '--help' || command === '-h' || command === 'help') {
+    process.stdout.write(usage);
+    return 0;
+  }
+  if (command === 'inspect') {
+    if (rest.includes('--help') || rest.includes('-h')) { process.stdout.write(usage); return 0; }
+    return inspectCommand(rest);
+  }
+  return fail(command === undefined ? 'no command' : `unknown command ${command}`);
+}
+
+// A reader that stops early (| head) is not an error.
+process.stdout.on('error', (e) => {
+  if (e.code === 'EPIPE') process.exit(0);
+  throw e;
+});
+process.exitCode = await main(process.argv.slice(2));

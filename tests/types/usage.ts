@@ -1,0 +1,229 @@
+// usage.ts -- the package as a TypeScript user on Node writes it, imported
+// by name. npm test type-checks it (tsc -p tests/types: --strict, --module
+// nodenext, DOM and Node types); it is never run. Every line must check,
+// and every line under `@ts-expect-error` must fail to (an unused one is an
+// error), so the declarations neither refuse real code nor accept misuse.
+
+import { createWriteStream, readFileSync } from 'node:fs';
+import { Writable } from 'node:stream';
+import {
+  codes, createScratchpack, decode, Ext, Lease, Scratchpack, ScratchpackError,
+  type DecodeOptions, type Decoded, type Encodable, type EncodableValue, type ScratchpackErrorCode,
+} from 'scratchpack';
+
+// ---- values as applications declare them -----------------------------------
+
+interface User {
+  id: number;
+  name: string;
+  email?: string;
+  tags: readonly string[];
+  createdAt: Date;
+  avatar: Uint8Array | null;
+}
+
+class Point {
+  #secret = 1;                          // never encoded: not an own enumerable property
+  private cache: number[] = [];         // encoded (an own property) though the type hides it
+  constructor(public x: number, public y: number) {}
+  get norm(): number { return Math.hypot(this.x, this.y); }
+  scale(k: number): Point { return new Point(this.x * k, this.y * k + this.#secret - 1); }
+}
+
+interface Tree { value: number; children: Tree[] }
+type Shape = { kind: 'circle'; r: number } | { kind: 'rect'; w: number; h: number };
+type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+type JsonReadonly = null | boolean | number | string | readonly JsonReadonly[] | { readonly [key: string]: JsonReadonly };
+
+const user: User = { id: 1, name: 'Ada', tags: ['admin'], createdAt: new Date(0), avatar: null };
+const users: readonly User[] = [user];
+const record: Record<string, unknown> = { a: 1, b: [true, 'x'] };
+const tree: Tree = { value: 1, children: [{ value: 2, children: [] }] };
+const shapes: Shape[] = [{ kind: 'circle', r: 1 }];
+const pair: readonly [number, string] = [1, 'one'];
+const doc: Json = { list: [1, 'a', { deep: [null] }] };
+const frozen: JsonReadonly = doc;
+const anything: any = JSON.parse('{"x": 1}');
+const something: unknown = anything;
+
+// ---- encode -----------------------------------------------------------------
+
+const sp: Scratchpack = await createScratchpack({
+  threads: 1, scratchSize: 4096, pool: { kind: 'lockfree', maxLength: 1 << 20 }, limits: { maxDepth: 64 },
+});
+
+const bytes: Uint8Array<ArrayBuffer> = sp.encode(user);     // a buffer of its own: a BufferSource
+const response = new Response(sp.encode(users));
+const blob = new Blob([sp.encode(record)]);
+await crypto.subtle.digest('SHA-256', sp.encode(tree));
+
+sp.encode(new Point(1, 2));
+sp.encode(shapes);
+sp.encode(pair);
+sp.encode(doc);
+sp.encode(frozen);
+sp.encode(new Map<Json, Json[]>());
+sp.encode(anything);
+sp.encode(something);                  // checked when encoded
+sp.encode(new Map<string, User>([['ada', user]]));
+sp.encode(new Map<number, readonly number[]>([[1, [2, 3]]]));
+sp.encode([1, 'two', null, undefined, true, 3n, new Date(), new Ext(5, [1, 2, 3])] as const);
+sp.encode({ bin: new Uint8Array(4), f64: new Float64Array(2), raw: new ArrayBuffer(8), dv: new DataView(new ArrayBuffer(2)) });
+sp.encode(Buffer.from('hello'));
+sp.encode(new SharedArrayBuffer(16));
+sp.encode({ nested: { deeper: [{ ok: true, at: new Date() }] } } as const);
+
+// Your own values typed as Encodable, and a function generic in the value.
+const mixed: Encodable[] = [user, new Point(3, 4), users, record, tree, 'text', 7];
+sp.encode(mixed);
+function send(value: Encodable): number { return sp.encode(value).length; }
+send(user);
+function frame<T>(value: EncodableValue<T>): Uint8Array<ArrayBuffer> {
+  const body = sp.encode(value);
+  const out = new Uint8Array(body.length + 4);
+  new DataView(out.buffer).setUint32(0, body.length);
+  out.set(body, 4);
+  return out;
+}
+frame(user);
+frame([new Point(0, 0)]);
+
+// Into a buffer you keep (any Uint8Array: a Buffer, shared memory).
+const target = Buffer.alloc(1024);
+const n: number = sp.encodeInto(user, target);
+sp.encodeInto(users, new Uint8Array(new SharedArrayBuffer(256)), n);
+
+// A lease: a view of the module's memory, valid until release().
+const lease: Lease = sp.encodeView(user);
+const view: Uint8Array = lease.bytes;
+const owned: Uint8Array<ArrayBuffer> = lease.bytes.slice();
+new Response(owned);
+if (lease.live) lease.release();
+
+// Streams: a Node Writable, a WHATWG WritableStream.
+const written: number = await sp.encodeToStream(users, createWriteStream('/dev/null'));
+await sp.encodeToStream(user, new Writable({ write(_chunk, _enc, done) { done(); } }));
+await sp.encodeToStream(record, new WritableStream<Uint8Array>({ write(chunk) { void chunk.byteLength; } }));
+await sp.encodeToStream(tree, new WritableStream());
+
+// On a worker pthread, cancellable.
+const f64: Uint8Array<ArrayBuffer> = await sp.encodeAsync(new Float64Array(1000), { signal: AbortSignal.timeout(5000) });
+const controller = new AbortController();
+await sp.encodeAsync(new Int32Array(10), { signal: controller.signal });
+await sp.encodeAsync(user);
+new Response(f64);
+
+// ---- decode -----------------------------------------------------------------
+
+const back = decode(bytes) as User;
+const name: string = back.name;
+const fromFile = sp.decode(readFileSync('/dev/null'));
+decode(bytes.buffer);
+decode(new DataView(bytes.buffer));
+
+const options: DecodeOptions = { int64: 'bigint', maps: 'map', maxDepth: 32, maxStrLength: 1 << 20 };
+sp.decode(bytes, options);
+
+const value = sp.decode(bytes) as Decoded;
+if (value instanceof Uint8Array) new Response(value);          // bin owns its buffer
+if (value instanceof Map) for (const [k, v] of value) void [k, v];
+if (value instanceof Ext) { const t: number = value.type; void t; }
+if (Array.isArray(value)) value.forEach((x) => void x);
+
+const ints = sp.decode(sp.encode(new Int32Array([1, 2, 3])), { typedArrays: Int32Array });
+if (ints instanceof Int32Array) ints.reduce((a, b) => a + b, 0);
+const auto = decode(bytes, { typedArrays: 'auto' }) as Decoded;
+if (auto instanceof Float64Array) new Response(auto);
+
+const views = sp.decode(bytes, { binary: 'view' }) as Decoded<Uint8Array>;
+if (views instanceof Uint8Array) {
+  // @ts-expect-error a view of the input may be shared memory: not a BodyInit
+  new Response(views);
+}
+
+// ---- errors -----------------------------------------------------------------
+
+try {
+  sp.decode(Uint8Array.of(0x92, 0x01));
+} catch (e) {
+  if (e instanceof ScratchpackError) {
+    const code: ScratchpackErrorCode = e.code;
+    const at: number = e.offset;
+    const path: string | null = e.path;
+    if (e.code === codes.TRUNCATED) console.log('wait for more bytes after', at);
+    switch (e.code) {
+      case 'TRUNCATED': break;
+      default: console.log(code, path, e.cause, e.message);
+    }
+    // @ts-expect-error no such code
+    if (e.code === 'TRUNCATE') console.log(e);
+  }
+}
+const mine = new ScratchpackError(codes.INVALID_ARGUMENT, 'checked by my wrapper', { cause: new Error('x') });
+void mine;
+
+// ---- misuse -----------------------------------------------------------------
+
+const handlers: Record<string, () => void> = { onClick() {} };
+
+// @ts-expect-error a function never encodes
+sp.encode(() => 1);
+// @ts-expect-error a class is a function
+sp.encode(Point);
+// @ts-expect-error a symbol
+sp.encode(Symbol('s'));
+// @ts-expect-error a Set: convert it to an Array
+sp.encode({ tags: new Set(['a']) });
+// @ts-expect-error a Promise: await it first
+sp.encode({ user: Promise.resolve(user) });
+// @ts-expect-error a function in an array
+sp.encode([1, () => 2]);
+// @ts-expect-error a dictionary of functions
+sp.encode(handlers);
+// @ts-expect-error a Map of symbols
+sp.encode(new Map([[1, Symbol('x')]]));
+// @ts-expect-error a RegExp
+sp.encode({ pattern: /x/ });
+// @ts-expect-error a WeakMap
+sp.encodeView(new WeakMap());
+// @ts-expect-error the same checks on every entry
+frame(new Set([1]));
+// @ts-expect-error encodeInto takes a Uint8Array
+sp.encodeInto(user, new ArrayBuffer(16));
+// @ts-expect-error not a stream: no on/once/off
+await sp.encodeToStream(user, { write: () => true });
+// @ts-expect-error a stream of strings
+await sp.encodeToStream(user, new WritableStream<string>());
+// @ts-expect-error not a signal
+await sp.encodeAsync(new Float64Array(1), { signal: controller });
+// @ts-expect-error a lease's view may be a SharedArrayBuffer's: not a BodyInit
+new Response(lease.bytes);
+// @ts-expect-error read-only
+lease.bytes = new Uint8Array(1);
+const { release } = lease;
+// @ts-expect-error release() needs its lease (detached, it would throw)
+release();
+const { encode } = sp;
+// @ts-expect-error so does encode()
+encode(user);
+// @ts-expect-error only encodeView makes leases
+new Lease();
+// @ts-expect-error only createScratchpack makes a Scratchpack
+new Scratchpack();
+// @ts-expect-error decode returns unknown until you say what it is
+decode(bytes).name;
+// @ts-expect-error decode takes bytes
+decode([0x92, 0x01]);
+// @ts-expect-error no such int64 mode
+decode(bytes, { int64: 'big' });
+// @ts-expect-error not a typed array constructor
+decode(bytes, { typedArrays: Array });
+// @ts-expect-error no such build
+await createScratchpack({ wasm: 'simd' });
+// @ts-expect-error a shared pool has no perBucket
+await createScratchpack({ pool: { kind: 'shared', perBucket: 4 } });
+// @ts-expect-error an Ext type is a number
+new Ext('5', [1]);
+
+void [response, blob, view, written, name, fromFile];
+sp.close();
