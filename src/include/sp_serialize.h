@@ -93,7 +93,7 @@ typedef struct sp_entry {
 sp_code sp_entry_begin_array(sp_entry *e, const sp_options *opt);
 
 /* Begins a to_output entry into the caller's buffer writer; takes its first
-** span now (SP_E_OUTPUT if there is none). */
+** span now (SP_E_BUFFER_TOO_SMALL if there is none). */
 sp_code sp_entry_begin_output(sp_entry *e, const sp_output *out, const sp_options *opt);
 
 /* Begins a to_stream entry: each pooled segment goes to sink(ctx, ...) as

@@ -93,7 +93,7 @@ static inline void sp_span_put(const sp_span *s, sp_writer *w) { w->cur = s->cur
 /* ---- set-up and tear-down (sp_writer.c) -------------------------------- */
 
 /* A writer over the caller's buffer writer. Takes its first span now (one
-** get_span; a failure is the writer's sticky SP_E_OUTPUT). */
+** get_span; a failure is the writer's sticky SP_E_BUFFER_TOO_SMALL). */
 void sp_writer_init_output(sp_writer *w, const sp_output *out);
 
 /* A writer into a sequence rented from 'pool' (NULL -> the default pool,
