@@ -48,8 +48,7 @@ static sp_code begin(sp_entry *e, const sp_options *opt, sp_entry_kind kind) {
   e->w.observer = opt->observer;
   notify(e, SP_NOTE_BEGIN, kind, 0, opt->scratch_size ? opt->scratch_size : SP_SCRATCH_DEFAULT,
          NULL);
-  sp_writer_stopped(&e->w);          /* a flag set already stops the call here */
-  return e->w.err.code;
+  return e->w.err.code;              /* a cancel flag set already stops the hub */
 }
 
 sp_code sp_entry_begin_array(sp_entry *e, const sp_options *opt) {
@@ -131,7 +130,8 @@ sp_code sp_entry_copy(sp_entry *e, sp_bytes *out) {
   if ((out->data = sp_malloc(len)) == NULL)
     return sp_writer_fail(&e->w, SP_E_NOMEM, "no memory for the result", __func__);
   out->len = len;
-  copy_pieces(e, out->data);
+  if (e->w.mode == SP_MODE_SCRATCH) memcpy(out->data, e->w.base, len);   /* the usual case */
+  else copy_pieces(e, out->data);
   notify(e, SP_NOTE_COPY_OUT, 0, 0, len, out->data);
   return SP_OK;
 }

@@ -88,7 +88,7 @@ typedef struct sp_entry {
 /* Begins a to_array entry: the thread's scratch when it is free (or in
 ** legacy mode), else a pooled sequence, so a nested call never writes over
 ** its caller. Returns the writer's code: SP_E_NOMEM when the scratch could
-** not be allocated, SP_E_CANCELLED when the flag is already set. Whatever
+** not be allocated (a cancel flag set already stops sp_serialize). Whatever
 ** it returns, end the entry with sp_entry_end. 'opt' may be NULL. */
 sp_code sp_entry_begin_array(sp_entry *e, const sp_options *opt);
 
