@@ -8,7 +8,7 @@
 import { decodeDefaults, decodeOptions, decodeValue } from './decoder.js';
 import { ScratchpackError, codes, finishEncodeError } from './errors.js';
 import { Lease } from './lease.js';
-import { Heap, HeapSink, TargetSink, jobFailure } from './sinks.js';
+import { Heap, HeapSink, TargetSink, checkSpanLayout, jobFailure } from './sinks.js';
 import { writeChunks } from './stream.js';
 import { Tasks } from './tasks.js';
 import { KIND, kindOfCtor, numericKind } from './typed.js';
@@ -54,6 +54,7 @@ export class Scratchpack {
   constructor(m, o, threaded) {
     this._m = m;
     this._heap = new Heap(m);
+    checkSpanLayout(m, this._heap);
     this._scratchSize = o.scratchSize;
     this._decode = decodeOptions({ ...o.limits, bulkRead: (src, at, n, ctor) => this._readTyped(src, at, n, ctor) },
       decodeDefaults);
@@ -91,8 +92,8 @@ export class Scratchpack {
   encode(value) {
     this._open();
     const s = this._takeSink();
-    s.beginArray(this._scratchSize);
     try {
+      s.beginArray(this._scratchSize);
       encodeWith(s, value, this._maxDepth);
       return s.copyOut();
     } catch (e) {
@@ -110,11 +111,11 @@ export class Scratchpack {
   encodeView(value) {
     this._open();
     const s = this._takeSink();
-    s.beginArray(this._scratchSize);
     let bytes;
     try {
+      s.beginArray(this._scratchSize);
       encodeWith(s, value, this._maxDepth);
-      bytes = s.view();
+      bytes = s.messageView();
     } catch (e) {
       s.release();
       this._sinks.push(s);
@@ -164,9 +165,13 @@ export class Scratchpack {
     }
     const src = heap.stage(view);
     m._sp_wasm_buffer_clear(this._bulkBuffer);
-    m._sp_wasm_begin_buffer(this._bulkJob, this._bulkBuffer);
-    if (m._sp_wasm_write_array(this._bulkJob, kind, src, view.length) !== 0 || m._sp_wasm_finish(this._bulkJob) !== 0)
-      throw jobFailure(heap, this._bulkJob);
+    try {
+      if (m._sp_wasm_begin_buffer(this._bulkJob, this._bulkBuffer) !== 0 ||
+          m._sp_wasm_write_array(this._bulkJob, kind, src, view.length) !== 0 || m._sp_wasm_finish(this._bulkJob) !== 0)
+        throw jobFailure(heap, this._bulkJob);
+    } finally {
+      m._sp_wasm_release(this._bulkJob);
+    }
     heap.check();
     const p = m._sp_wasm_buffer_data(this._bulkBuffer);
     return heap.u8.subarray(p, p + m._sp_wasm_buffer_len(this._bulkBuffer));
@@ -180,9 +185,9 @@ export class Scratchpack {
   async encodeToStream(value, writable) {
     this._open();
     const s = this._takeSink();
-    s.beginSequence();
     let chunks;
     try {
+      s.beginStream();
       encodeWith(s, value, this._maxDepth);
       chunks = s.segments();
     } catch (e) {

@@ -5,7 +5,24 @@
 // only a message that really does not fit is refused). Must not touch:
 // formats (writer.js) or what the entries do with the result.
 
-import { EncodeFailure, codes, codeFromC } from './errors.js';
+import { EncodeFailure, ScratchpackError, codes, codeFromC } from './errors.js';
+
+/**
+ * The span record at the start of every C job (sp_span in
+ * src/include/sp_writer.h): byte offsets of cur, end, base and mode, its
+ * size, and the mode that means "the message is in the scratch". C states
+ * its own in sp_wasm_span_layout(); checkSpanLayout compares at load.
+ */
+export const SPAN = Object.freeze({ size: 16, cur: 0, end: 4, base: 8, mode: 12, scratch: 0 });
+const SPAN_FIELDS = ['size', 'cur', 'end', 'base', 'mode', 'scratch'];
+
+/** Throws INTERNAL when the module's span record is not the one SPAN describes. */
+export function checkSpanLayout(m, heap) {
+  const p = m._sp_wasm_span_layout() >> 2;
+  const c = Object.fromEntries(SPAN_FIELDS.map((k, i) => [k, heap.u32[p + i]]));
+  if (SPAN_FIELDS.some((k) => c[k] !== SPAN[k]))
+    throw new ScratchpackError(codes.INTERNAL, `the module's span record ${JSON.stringify(c)} is not the one js/sinks.js reads`);
+}
 
 /** Linear memory as the sinks see it; views are re-made if the buffer changes. */
 export class Heap {
@@ -86,14 +103,20 @@ export function jobFailure(heap, job) {
 }
 
 /**
- * Spans of one C writer (a job): begin*, the walk, then finish and one of
+ * Spans of one C entry (a job): begin*, the walk, then finish and one of
  * the copy-outs, then release. One per nesting level; a lease keeps it.
+ * Every C call that moves the span is followed by load(): it re-reads the
+ * span record C left in the job.
  */
 export class HeapSink {
   constructor(heap, job) {
     this.heap = heap;
     this.m = heap.m;
     this.job = job;
+    this.curAt = (job + SPAN.cur) >> 2;    // the span record's fields, as u32 indices
+    this.endAt = (job + SPAN.end) >> 2;
+    this.baseAt = (job + SPAN.base) >> 2;
+    this.modeAt = (job + SPAN.mode) >> 2;
     this.u8 = heap.u8;
     this.dv = heap.dv;
     this.pos = 0;
@@ -101,18 +124,25 @@ export class HeapSink {
     this.fixed = false;
   }
 
+  /** The DataView over the span's memory (writer.js asks when its dv is null). */
   view() {
     return this.dv;
   }
 
   load() {
-    const i = this.job >> 2, u32 = this.heap.u32;
-    this.pos = u32[i];
-    this.end = u32[i + 1];
+    const u32 = this.heap.u32;
+    this.pos = u32[this.curAt];
+    this.end = u32[this.endAt];
   }
 
   store() {
-    this.heap.u32[this.job >> 2] = this.pos;
+    this.heap.u32[this.curAt] = this.pos;
+  }
+
+  // Starts a C entry (begin returned rc); the span it took is then ours.
+  begun(rc) {
+    if (rc !== 0) throw jobFailure(this.heap, this.job);
+    this.load();
   }
 
   /** to_array: the thread's scratch unless it is taken, else a sequence. */
@@ -120,17 +150,15 @@ export class HeapSink {
     this.heap.check();
     this.u8 = this.heap.u8;
     this.dv = this.heap.dv;
-    this.m._sp_wasm_begin_array(this.job, scratchSize);
-    this.load();
+    this.begun(this.m._sp_wasm_begin_array(this.job, scratchSize));
   }
 
-  /** to_stream: a pooled sequence. */
-  beginSequence() {
+  /** to_stream: pooled segments, kept until release. */
+  beginStream() {
     this.heap.check();
     this.u8 = this.heap.u8;
     this.dv = this.heap.dv;
-    this.m._sp_wasm_begin_sequence(this.job);
-    this.load();
+    this.begun(this.m._sp_wasm_begin_stream(this.job));
   }
 
   more(n) {
@@ -155,11 +183,11 @@ export class HeapSink {
 
   /** True while the message sits in the scratch (then it is u8[base..pos)). */
   inScratch() {
-    return this.heap.u32[(this.job >> 2) + 3] === 0;
+    return this.heap.u32[this.modeAt] === SPAN.scratch;
   }
 
   base() {
-    return this.heap.u32[(this.job >> 2) + 2];
+    return this.heap.u32[this.baseAt];
   }
 
   /** Commits; throws the C error if there is one. */
@@ -168,9 +196,18 @@ export class HeapSink {
     if (this.m._sp_wasm_finish(this.job) !== 0) throw jobFailure(this.heap, this.job);
   }
 
+  // Calls fn(address, length) for each non-empty piece of the finished message.
+  pieces(fn) {
+    const m = this.m, job = this.job;
+    for (let i = 0, n = m._sp_wasm_piece_count(job); i < n; i++) {
+      const len = m._sp_wasm_piece_len(job, i);
+      if (len > 0) fn(m._sp_wasm_piece_data(job, i), len);
+    }
+  }
+
   /** A new Uint8Array holding the finished message (the to_array result). */
   copyOut() {
-    if (this.inScratch()) {
+    if (this.inScratch()) {             // the scratch needs no commit: read it as it is
       const base = this.base(), n = this.pos - base;
       if (n > 48) return this.u8.slice(base, this.pos);
       const out = new Uint8Array(n), u8 = this.u8;     // short: a loop beats slice()
@@ -178,36 +215,25 @@ export class HeapSink {
       return out;
     }
     this.finish();
-    const m = this.m, job = this.job;
-    const out = new Uint8Array(m._sp_wasm_length(job));
+    const out = new Uint8Array(this.m._sp_wasm_length(this.job)), u8 = this.heap.u8;
     let at = 0;
-    for (let i = 0, n = m._sp_wasm_seg_count(job); i < n; i++) {
-      const used = m._sp_wasm_seg_used(job, i);
-      if (used === 0) continue;
-      const data = m._sp_wasm_seg_data(job, i);
-      out.set(this.heap.u8.subarray(data, data + used), at);
-      at += used;
-    }
+    this.pieces((p, len) => { out.set(u8.subarray(p, p + len), at); at += len; });
     return out;
   }
 
-  /** Copies of each used segment, in order (the to_stream hand-off). */
+  /** Copies of each piece, in order (the to_stream hand-off). */
   segments() {
     this.finish();
-    const m = this.m, job = this.job, out = [];
-    for (let i = 0, n = m._sp_wasm_seg_count(job); i < n; i++) {
-      const used = m._sp_wasm_seg_used(job, i);
-      const data = m._sp_wasm_seg_data(job, i);
-      if (used > 0) out.push(this.heap.u8.slice(data, data + used));
-    }
+    const out = [], u8 = this.heap.u8;
+    this.pieces((p, len) => out.push(u8.slice(p, p + len)));
     return out;
   }
 
   /** The finished message as one view of linear memory (kept until release). */
-  view() {
+  messageView() {
     if (this.inScratch()) return new Uint8Array(this.heap.buffer, this.base(), this.pos - this.base());
     this.finish();
-    const p = this.m._sp_wasm_flatten(this.job);
+    const p = this.m._sp_wasm_view(this.job);
     if (p === 0) throw jobFailure(this.heap, this.job);
     return new Uint8Array(this.heap.buffer, p, this.m._sp_wasm_length(this.job));
   }

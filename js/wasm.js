@@ -1,8 +1,10 @@
-// wasm.js -- finds, loads and instantiates the Emscripten module.
-// Owns: the choice between the pthread build and the single-threaded one,
-// reading the .wasm bytes (Node cannot fetch file: URLs; browsers fetch),
-// the pthread pool size, and ending the pool's workers. Must not touch:
-// encoding; callers get the raw module and its memory.
+// wasm.js -- finds, loads and instantiates an Emscripten module.
+// Owns: the test for whether threads may be used, the choice between a
+// module's pthread build and its single-threaded one, reading the .wasm
+// bytes (Node cannot fetch file: URLs; browsers fetch), the pthread pool
+// size, and ending the pool's workers. The package's modules by default;
+// the page passes its own (dist-web/). Must not touch: encoding; callers
+// get the raw module and its memory.
 
 import { ScratchpackError, codes } from './errors.js';
 
@@ -20,32 +22,38 @@ async function readBinary(url) {
     return readFile(url);
   }
   const res = await fetch(url);
-  if (!res.ok) throw new Error(`fetching ${url} failed: ${res.status}`);
+  if (!res.ok) throw new ScratchpackError(codes.INTERNAL, `fetching ${url} failed (HTTP ${res.status}): is the module built?`);
   return new Uint8Array(await res.arrayBuffer());
 }
 
+// The package's two builds (dist/, shipped by npm pack). Literal import
+// paths, so that bundlers see them.
+const packaged = {
+  threads: { load: () => import('../dist/scratchpack.mjs'), wasm: new URL('../dist/scratchpack.wasm', import.meta.url) },
+  single: { load: () => import('../dist/scratchpack-st.mjs'), wasm: new URL('../dist/scratchpack-st.wasm', import.meta.url) },
+};
+
 /**
- * Loads the module: the pthread build when `threaded`, else the single-
- * threaded one. `poolSize` pthread workers are started with it (pthread
- * build only). Returns the Emscripten Module object.
+ * Loads a module: the pthread build when `threaded`, else the single-
+ * threaded one, from `files` ({ threads, single }, each { load() -> the
+ * ES module, wasm: URL }; the package's by default). `poolSize` pthread
+ * workers are started with it (pthread build only); `wasmBinary`, when
+ * given, is used instead of reading the .wasm; `log` gets the module's
+ * printed lines. Returns the Emscripten Module object.
  */
-export async function loadModule({ threaded, poolSize, wasmBinary }) {
-  let factory, file;
+export async function loadModule({ threaded, poolSize, wasmBinary, files = packaged,
+  log = (line) => console.error(`scratchpack: ${line}`) }) {
+  const build = threaded ? files.threads : files.single;
+  let factory;
   try {
-    if (threaded) {
-      factory = (await import('../dist/scratchpack.mjs')).default;
-      file = new URL('../dist/scratchpack.wasm', import.meta.url);
-    } else {
-      factory = (await import('../dist/scratchpack-st.mjs')).default;
-      file = new URL('../dist/scratchpack-st.wasm', import.meta.url);
-    }
+    factory = (await build.load()).default;
   } catch (e) {
     throw new ScratchpackError(codes.INTERNAL,
       'the WebAssembly module is not built: run `npm start` (or bash tests/build-wasm.sh) first', { cause: e });
   }
-  const bytes = wasmBinary || await readBinary(file);
+  const bytes = wasmBinary || await readBinary(build.wasm);
   const settings = { wasmBinary: bytes, pthreadPoolSize: threaded ? poolSize : 0 };
-  settings.print = settings.printErr = (line) => console.error(`scratchpack: ${line}`);
+  settings.print = settings.printErr = log;
   return new Promise((resolve, reject) => {
     // We instantiate the module ourselves: Emscripten 3.1.6 waits for its
     // pthread pool to load before it calls the module ready, and with a pool

@@ -16,25 +16,26 @@ static void free_at_exit(void *arg) {
   s->size = 0;
 }
 
-sp_scratch *sp_scratch_acquire(size_t size, int legacy, int *fresh) {
-  *fresh = 0;
+sp_scratch_status sp_scratch_acquire(size_t size, int legacy, sp_scratch **out) {
+  sp_scratch_status status = SP_SCRATCH_TAKEN;
+  *out = NULL;
   if (scratch.users > 0) {
-    if (!legacy) return NULL;
+    if (!legacy) return SP_SCRATCH_HELD;
     scratch.users++;                 /* the overwrite the documents show */
-    return &scratch;
+    *out = &scratch;
+    return SP_SCRATCH_SHARED;
   }
   if (scratch.data != NULL && scratch.size != size) free_at_exit(&scratch);
   if (scratch.data == NULL) {
-    if ((scratch.data = sp_malloc(size)) == NULL) return NULL;
+    if ((scratch.data = sp_malloc(size)) == NULL) return SP_SCRATCH_NOMEM;
     scratch.size = size;
-    *fresh = 1;
+    status = SP_SCRATCH_NEW;
     sp_on_thread_exit(SP_EXIT_SCRATCH, free_at_exit, &scratch);
   }
   scratch.users = 1;
-  return &scratch;
+  *out = &scratch;
+  return status;
 }
-
-int sp_scratch_held(void) { return scratch.users > 0; }
 
 void sp_scratch_release(sp_scratch *s) {
   if (s != NULL && s->users > 0) s->users--;

@@ -15,15 +15,21 @@ typedef struct sp_scratch {
   unsigned users;    /* writers holding it now; > 1 only in legacy mode */
 } sp_scratch;
 
-/* Takes this thread's scratch of 'size' bytes, allocating it on first use
-** (or when the size changes while nobody holds it). Returns NULL when it is
-** held by an outer call and 'legacy' is 0: the caller must not use it. With
-** 'legacy' it is handed out even while held, as MessagePack-CSharp does.
-** *fresh is set to 1 when this call allocated it. NULL also on no memory. */
-sp_scratch *sp_scratch_acquire(size_t size, int legacy, int *fresh);
+/* What sp_scratch_acquire did. */
+typedef enum sp_scratch_status {
+  SP_SCRATCH_TAKEN,  /* it was free and is the caller's now */
+  SP_SCRATCH_NEW,    /* the same, allocated by this call */
+  SP_SCRATCH_SHARED, /* an outer call holds it and 'legacy' handed it out again */
+  SP_SCRATCH_HELD,   /* an outer call holds it: the caller must write elsewhere */
+  SP_SCRATCH_NOMEM   /* it had to be allocated and could not be */
+} sp_scratch_status;
 
-/* 1 when an outer call on this thread holds the scratch now. */
-int sp_scratch_held(void);
+/* Takes this thread's scratch of 'size' bytes, allocating it on first use
+** (or when the size changes while nobody holds it). While an outer call
+** holds it, it is handed out only with 'legacy' (as MessagePack-CSharp
+** does). *out is the scratch for TAKEN, NEW and SHARED, else NULL; give it
+** back with sp_scratch_release. */
+sp_scratch_status sp_scratch_acquire(size_t size, int legacy, sp_scratch **out);
 
 /* Gives the scratch back (no operation on NULL). */
 void sp_scratch_release(sp_scratch *s);

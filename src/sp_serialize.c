@@ -1,15 +1,16 @@
 /*
-** sp_serialize.c -- the hub and the three entries.
-** Owns: preparing a writer per entry, copy-out of the to_array result,
-** handing to_stream segments to the sink, reporting errors. Must not touch:
-** encodings, pool internals, the scratch's storage (sp_scratch.c).
+** sp_serialize.c -- the hub, the entry lifecycle and the one-call entries.
+** Owns: preparing an entry's writer (the scratch or a sequence, the output,
+** the sink), the to_array result (copy-out, contiguous view, pieces),
+** reporting errors, thread cleanup. Must not touch: encodings, pool
+** internals, the scratch's storage (sp_scratch.c), what an observer does
+** with what it is told.
 */
 #include <string.h>
 
 #include "sp_alloc.h"
 #include "sp_scratch.h"
 #include "sp_serialize.h"
-#include "sp_trace.h"
 
 static const sp_options default_options;
 
@@ -31,150 +32,195 @@ sp_code sp_serialize(sp_writer *w, sp_format_fn fn, const void *value) {
   return w->err.code;
 }
 
-/* Copies the writer's error out and returns its code. */
-static sp_code report(const sp_writer *w, sp_error *err) {
-  if (err != NULL) *err = w->err;
-  return w->err.code;
+/* Tells the entry's observer, if there is one. */
+static void notify(sp_entry *e, sp_note_kind kind, int flag, uint32_t index, uint64_t size,
+                   const void *addr) {
+  sp_note n = {kind, flag, index, size, addr};
+  if (e->w.observer != NULL) e->w.observer->hooks->note(e->w.observer, &e->w, &n);
 }
 
-/* ---- tracing: each call below is a no-op when no trace is active -------- */
-
-static sp_trace_event *note(sp_writer *w, sp_trace_kind kind) {
-  return w->trace != NULL ? sp_trace_add(w->trace, kind) : NULL;
+/* What every begin shares once the writer is set up. */
+static sp_code begin(sp_entry *e, const sp_options *opt, sp_entry_kind kind) {
+  e->kind = kind;
+  e->flat = NULL;
+  e->flat_len = 0;
+  e->w.cancel = opt->cancel;
+  e->w.observer = opt->observer;
+  notify(e, SP_NOTE_BEGIN, kind, 0, opt->scratch_size ? opt->scratch_size : SP_SCRATCH_DEFAULT,
+         NULL);
+  return e->w.err.code;              /* a cancel flag set already stops the hub */
 }
 
-static void trace_entry(sp_writer *w, int entry, size_t scratch_size) {
-  sp_trace_event *e;
-  sp_trace *t = w->trace;
-  if (t == NULL) return;
-  if (t->depth > 0 && t->depth <= SP_TRACE_MAX_DEPTH && t->writers[t->depth - 1] != NULL)
-    sp_writer_trace_flush(t->writers[t->depth - 1]);   /* nested: the caller's bytes first */
-  if (++t->depth <= SP_TRACE_MAX_DEPTH) t->writers[t->depth - 1] = w;
-  if ((e = note(w, SP_TR_ENTRY)) != NULL) { e->flag = (uint8_t)entry; e->size = scratch_size; }
-}
-
-static void trace_exit(sp_writer *w) {
-  sp_trace_event *e;
-  if (w->trace == NULL) return;
-  if ((e = note(w, SP_TR_EXIT)) != NULL) { e->flag = (uint8_t)w->err.code; e->size = sp_writer_length(w); }
-  if (w->trace->depth <= SP_TRACE_MAX_DEPTH) w->trace->writers[w->trace->depth - 1] = NULL;
-  w->trace->depth--;
-}
-
-static void trace_release(sp_writer *w) {
-  sp_trace_event *e;
-  if (w->seq != NULL && (e = note(w, SP_TR_RELEASE)) != NULL) e->size = w->seq->nsegs;
-}
-
-static void prepare(sp_writer *w, const sp_options *opt, int entry) {
-  w->cancel = opt->cancel;
-  w->trace = sp_trace_active();
-  trace_entry(w, entry, opt->scratch_size ? opt->scratch_size : SP_SCRATCH_DEFAULT);
-}
-
-/* The copy-out of to_array: one allocation of exactly the output size. */
-static sp_code copy_result(sp_writer *w, sp_bytes *out) {
-  uint64_t len = sp_writer_length(w);
-  if (len > SIZE_MAX) return sp_writer_fail(w, SP_E_LENGTH_LIMIT, "output larger than memory", __func__);
-  if (len == 0) return SP_OK;
-  if ((out->data = sp_malloc((size_t)len)) == NULL)
-    return sp_writer_fail(w, SP_E_NOMEM, "no memory for the result", __func__);
-  out->len = (size_t)len;
-  if (w->mode == SP_MODE_SCRATCH) memcpy(out->data, w->base, out->len);
-  else sp_seq_copy_to(w->seq, out->data);
-  if (w->trace != NULL) {
-    sp_trace_event *e = sp_trace_add(w->trace, SP_TR_COPY_OUT);
-    if (e != NULL) {
-      e->size = out->len;
-      e->addr = (uint64_t)(uintptr_t)out->data;
-      e->flag = w->mode == SP_MODE_SCRATCH ? SP_TR_BUF_SCRATCH : SP_TR_BUF_SEGMENT;
-    }
+sp_code sp_entry_begin_array(sp_entry *e, const sp_options *opt) {
+  sp_scratch *s;
+  sp_scratch_status st;
+  if (opt == NULL) opt = &default_options;
+  st = sp_scratch_acquire(opt->scratch_size ? opt->scratch_size : SP_SCRATCH_DEFAULT,
+                          opt->legacy_nested_scratch, &s);
+  if (s != NULL) {
+    sp_writer_init_array(&e->w, s->data, s->size, opt->seq_pool);
+    e->w.scratch = s;
+  } else {
+    sp_writer_init_sequence(&e->w, opt->seq_pool);
   }
+  if (st == SP_SCRATCH_NOMEM)
+    sp_writer_fail(&e->w, SP_E_NOMEM, "no memory for the thread's scratch", __func__);
+  begin(e, opt, SP_ENTRY_ARRAY);
+  if (s != NULL)
+    notify(e, SP_NOTE_SCRATCH, st == SP_SCRATCH_NEW, st == SP_SCRATCH_SHARED, s->size, s->data);
+  else if (st == SP_SCRATCH_HELD)
+    notify(e, SP_NOTE_SCRATCH_BUSY, 0, 0, 0, NULL);
+  return e->w.err.code;
+}
+
+sp_code sp_entry_begin_output(sp_entry *e, const sp_output *out, const sp_options *opt) {
+  sp_writer_init_output(&e->w, out);
+  return begin(e, opt != NULL ? opt : &default_options, SP_ENTRY_OUTPUT);
+}
+
+sp_code sp_entry_begin_stream(sp_entry *e, sp_sink_fn sink, void *ctx, const sp_options *opt) {
+  if (opt == NULL) opt = &default_options;
+  sp_writer_init_stream(&e->w, opt->seq_pool, sink, ctx);
+  return begin(e, opt, SP_ENTRY_STREAM);
+}
+
+sp_code sp_entry_finish(sp_entry *e) { return sp_writer_flush(&e->w); }
+
+size_t sp_entry_pieces(const sp_entry *e) {
+  if (e->w.mode == SP_MODE_SCRATCH) return 1;
+  return e->w.mode == SP_MODE_SEQUENCE && e->w.seq != NULL ? e->w.seq->nsegs : 0;
+}
+
+const uint8_t *sp_entry_piece(const sp_entry *e, size_t i, size_t *len) {
+  if (e->w.mode == SP_MODE_SCRATCH) {
+    *len = (size_t)(e->w.cur - e->w.base);
+    return e->w.base;
+  }
+  *len = e->w.seq->segs[i].used;
+  return e->w.seq->segs[i].data;
+}
+
+/* The message's length as a size_t, or SP_E_LENGTH_LIMIT when it is not one. */
+static sp_code length_of(sp_entry *e, size_t *len) {
+  uint64_t n = sp_writer_length(&e->w);
+  *len = 0;
+  if (e->w.err.code != SP_OK) return e->w.err.code;
+  if (n > SIZE_MAX) return sp_writer_fail(&e->w, SP_E_LENGTH_LIMIT, "output larger than memory", __func__);
+  *len = (size_t)n;
   return SP_OK;
 }
 
-/* A to_array writer: the scratch when it is free (or in legacy mode), else
-** a pooled sequence, so a nested call never writes over its caller. */
-static void init_array_writer(sp_writer *w, const sp_options *opt) {
-  size_t size = opt->scratch_size ? opt->scratch_size : SP_SCRATCH_DEFAULT;
-  int fresh;
-  int held = sp_scratch_held();
-  sp_scratch *s = sp_scratch_acquire(size, opt->legacy_nested_scratch, &fresh);
-  sp_trace_event *e;
-  if (s != NULL) {
-    sp_writer_init_array(w, s->data, s->size, opt->seq_pool);
-    w->scratch = s;
-  } else {
-    sp_writer_init_sequence(w, opt->seq_pool);
+/* Copies every piece to dst, in order. */
+static void copy_pieces(const sp_entry *e, uint8_t *dst) {
+  for (size_t i = 0, n = sp_entry_pieces(e); i < n; i++) {
+    size_t k;
+    const uint8_t *p = sp_entry_piece(e, i, &k);
+    if (k > 0) memcpy(dst, p, k);
+    dst += k;
   }
-  prepare(w, opt, SP_TR_ARRAY);
-  if ((e = note(w, s != NULL ? SP_TR_SCRATCH : SP_TR_SCRATCH_BUSY)) != NULL && s != NULL) {
-    e->addr = (uint64_t)(uintptr_t)s->data;
-    e->size = s->size;
-    e->flag = (uint8_t)fresh;
-    e->index = (uint32_t)held;       /* 1: handed out while an outer call holds it */
-  }
-  sp_writer_set_trace(w, w->trace);
 }
+
+sp_code sp_entry_copy(sp_entry *e, sp_bytes *out) {
+  size_t len;
+  out->data = NULL;
+  out->len = 0;
+  if (length_of(e, &len) != SP_OK || len == 0) return e->w.err.code;
+  if (e->w.mode == SP_MODE_OUTPUT)
+    return sp_writer_fail(&e->w, SP_E_INVALID_ARGUMENT, "a to_output entry has no bytes of its own", __func__);
+  if ((out->data = sp_malloc(len)) == NULL)
+    return sp_writer_fail(&e->w, SP_E_NOMEM, "no memory for the result", __func__);
+  out->len = len;
+  if (e->w.mode == SP_MODE_SCRATCH) memcpy(out->data, e->w.base, len);   /* the usual case */
+  else copy_pieces(e, out->data);
+  notify(e, SP_NOTE_COPY_OUT, 0, 0, len, out->data);
+  return SP_OK;
+}
+
+/* The one used piece, or NULL when there are several. */
+static const uint8_t *only_piece(const sp_entry *e) {
+  const uint8_t *found = NULL;
+  for (size_t i = 0, n = sp_entry_pieces(e); i < n; i++) {
+    size_t k;
+    const uint8_t *p = sp_entry_piece(e, i, &k);
+    if (k == 0) continue;
+    if (found != NULL) return NULL;
+    found = p;
+  }
+  return found;
+}
+
+sp_code sp_entry_view(sp_entry *e, const uint8_t **data, size_t *len) {
+  *data = NULL;
+  if (length_of(e, len) != SP_OK || *len == 0) return e->w.err.code;
+  if (e->w.mode == SP_MODE_OUTPUT)
+    return sp_writer_fail(&e->w, SP_E_INVALID_ARGUMENT, "a to_output entry has no bytes of its own", __func__);
+  if ((*data = only_piece(e)) != NULL) return SP_OK;
+  if (e->flat == NULL) {
+    if ((e->flat = sp_malloc(*len)) == NULL) {
+      *len = 0;
+      return sp_writer_fail(&e->w, SP_E_NOMEM, "no memory for a contiguous view", __func__);
+    }
+    e->flat_len = *len;
+    copy_pieces(e, e->flat);
+  }
+  *data = e->flat;
+  return SP_OK;
+}
+
+/* Copies the error out: all of it only when there is one (it is 136 bytes). */
+static void report(const sp_writer *w, sp_error *err) {
+  if (err == NULL) return;
+  if (w->err.code != SP_OK) {
+    *err = w->err;
+    return;
+  }
+  err->code = SP_OK;
+  err->inner = 0;
+  err->cause = err->site = NULL;
+  err->offset = 0;
+  err->path[0] = '\0';
+}
+
+sp_code sp_entry_end(sp_entry *e, sp_error *err) {
+  if (e->kind != SP_ENTRY_NONE) {
+    sp_writer_release(&e->w);
+    if (e->flat != NULL) sp_free(e->flat, e->flat_len);
+    e->flat = NULL;
+    notify(e, SP_NOTE_END, 0, 0, 0, NULL);
+    e->kind = SP_ENTRY_NONE;
+  }
+  report(&e->w, err);
+  return e->w.err.code;
+}
+
+/* ---- the entries in one call ---------------------------------------------- */
 
 sp_code sp_to_array(sp_format_fn fn, const void *value, const sp_options *opt,
                     sp_bytes *out, sp_error *err) {
-  sp_writer w;
-  if (opt == NULL) opt = &default_options;
+  sp_entry e;
   out->data = NULL;
   out->len = 0;
-  init_array_writer(&w, opt);
-  if (sp_serialize(&w, fn, value) == SP_OK && sp_writer_flush(&w) == SP_OK)
-    copy_result(&w, out);
-  trace_release(&w);
-  sp_writer_release(&w);
-  trace_exit(&w);
-  return report(&w, err);
+  if (sp_entry_begin_array(&e, opt) == SP_OK && sp_serialize(&e.w, fn, value) == SP_OK &&
+      sp_entry_finish(&e) == SP_OK)
+    sp_entry_copy(&e, out);
+  return sp_entry_end(&e, err);
 }
 
 sp_code sp_to_output(const sp_output *out, sp_format_fn fn, const void *value,
                      const sp_options *opt, sp_error *err) {
-  sp_writer w;
-  if (opt == NULL) opt = &default_options;
-  sp_writer_init_output(&w, out);
-  prepare(&w, opt, SP_TR_OUTPUT);
-  sp_writer_set_trace(&w, w.trace);
-  if (sp_serialize(&w, fn, value) == SP_OK) sp_writer_flush(&w);
-  trace_exit(&w);
-  return report(&w, err);
-}
-
-static void drain(sp_writer *w, sp_sink_fn sink, void *ctx) {
-  const sp_sequence *s = w->seq;
-  for (size_t i = 0; s != NULL && i < s->nsegs; i++) {
-    int rc;
-    if (s->segs[i].used == 0) continue;
-    if (sp_writer_stopped(w)) return;
-    if (w->trace != NULL) {
-      sp_trace_event *e = sp_trace_add(w->trace, SP_TR_SINK);
-      if (e != NULL) { e->index = (uint32_t)i; e->size = s->segs[i].used; }
-    }
-    if ((rc = sink(ctx, s->segs[i].data, s->segs[i].used)) != 0) {
-      sp_writer_fail(w, SP_E_SINK, "the sink reported failure", __func__);
-      w->err.inner = rc;
-      return;
-    }
-  }
+  sp_entry e;
+  if (sp_entry_begin_output(&e, out, opt) == SP_OK && sp_serialize(&e.w, fn, value) == SP_OK)
+    sp_entry_finish(&e);
+  return sp_entry_end(&e, err);
 }
 
 sp_code sp_to_stream(sp_sink_fn sink, void *sink_ctx, sp_format_fn fn, const void *value,
                      const sp_options *opt, sp_error *err) {
-  sp_writer w;
-  if (opt == NULL) opt = &default_options;
-  sp_writer_init_sequence(&w, opt->seq_pool);
-  prepare(&w, opt, SP_TR_STREAM);
-  sp_writer_set_trace(&w, w.trace);
-  if (sp_serialize(&w, fn, value) == SP_OK && sp_writer_flush(&w) == SP_OK)
-    drain(&w, sink, sink_ctx);
-  trace_release(&w);
-  sp_writer_release(&w);
-  trace_exit(&w);
-  return report(&w, err);
+  sp_entry e;
+  if (sp_entry_begin_stream(&e, sink, sink_ctx, opt) == SP_OK &&
+      sp_serialize(&e.w, fn, value) == SP_OK)
+    sp_entry_finish(&e);
+  return sp_entry_end(&e, err);
 }
 
 void sp_thread_cleanup(void) {

@@ -18,20 +18,9 @@ void sp_run_once(sp_once *once, void (*fn)(void)) {
 }
 int sp_cpu_count(void) { return 1; }
 
-static void (*exit_fn[SP_EXIT_COUNT])(void *);
-static void *exit_arg[SP_EXIT_COUNT];
-
+/* One thread, which never exits before the process: nothing to register. */
 void sp_on_thread_exit(int slot, void (*fn)(void *), void *arg) {
-  exit_fn[slot] = fn;
-  exit_arg[slot] = arg;
-}
-
-void sp_thread_exit_now(void) {
-  for (int i = 0; i < SP_EXIT_COUNT; i++) {
-    void (*fn)(void *) = exit_fn[i];
-    exit_fn[i] = NULL;
-    if (fn) fn(exit_arg[i]);
-  }
+  (void)slot; (void)fn; (void)arg;
 }
 
 #else
@@ -79,17 +68,6 @@ void sp_on_thread_exit(int slot, void (*fn)(void *), void *arg) {
   if (!keys_ok) return;
   atomic_store(&exit_fn[slot], fn);
   pthread_setspecific(exit_key[slot], arg);
-}
-
-void sp_thread_exit_now(void) {
-  if (!keys_ok) return;
-  for (int i = 0; i < SP_EXIT_COUNT; i++) {
-    void *arg = pthread_getspecific(exit_key[i]);
-    exit_cb fn = atomic_load(&exit_fn[i]);
-    if (arg == NULL || fn == NULL) continue;
-    pthread_setspecific(exit_key[i], NULL);
-    fn(arg);
-  }
 }
 
 #endif

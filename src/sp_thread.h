@@ -35,14 +35,12 @@ void sp_lock_give(sp_lock *l);
 
 void sp_run_once(sp_once *once, void (*fn)(void));
 
-/* Registers fn(arg) to run when the calling thread exits (and, for the main
-** thread or without threads, at sp_thread_exit_now). One callback per slot
-** and thread; registering again replaces the argument. A NULL arg clears. */
+/* Registers fn(arg) to run when the calling thread exits (never, for the
+** main thread or without threads: their owners free what they registered
+** through sp_thread_cleanup or sp_shutdown). One callback per slot and
+** thread; registering again replaces the argument. A NULL arg clears. */
 enum { SP_EXIT_SCRATCH, SP_EXIT_POOL, SP_EXIT_COUNT };
 void sp_on_thread_exit(int slot, void (*fn)(void *), void *arg);
-
-/* Runs the calling thread's exit callbacks now (used by sp_thread_cleanup). */
-void sp_thread_exit_now(void);
 
 /* Number of online CPUs, at least 1. */
 int sp_cpu_count(void);

@@ -1,14 +1,15 @@
 /*
 ** sp_writer.c -- the writer's slow path and its longer formats.
-** Owns: committing spans, migration from scratch to a sequence, raw copies
-** across spans, str/bin/ext/timestamp. Must not touch: pool internals (it
-** rents through sp_seq_pool and sp_sequence) or the scratch's lifetime (it
-** only releases the scratch it was given).
+** Owns: committing spans (to an output, a sequence, a stream's sink),
+** migration from scratch to a sequence, raw copies across spans,
+** str/bin/ext/timestamp, calling the observer. Must not touch: pool
+** internals (it rents through sp_seq_pool and sp_sequence), the scratch's
+** lifetime (it only releases the scratch it was given), what an observer
+** does with what it is told.
 */
 #include <string.h>
 
 #include "sp_scratch.h"
-#include "sp_trace.h"
 #include "sp_writer.h"
 
 /* Field by field: a memset of the whole struct (its error path is 96 bytes)
@@ -20,10 +21,11 @@ static void writer_clear(sp_writer *w, sp_mode mode) {
   w->seq = NULL;
   w->seq_pool = NULL;
   w->out = NULL;
+  w->sink = NULL;
+  w->sink_ctx = NULL;
   w->scratch = NULL;
   w->cancel = NULL;
-  w->trace = NULL;
-  w->real_end = w->mark = NULL;
+  w->observer = NULL;
   w->err.code = SP_OK;
   w->err.inner = 0;
   w->err.cause = w->err.site = NULL;
@@ -32,8 +34,16 @@ static void writer_clear(sp_writer *w, sp_mode mode) {
 }
 
 void sp_writer_init_output(sp_writer *w, const sp_output *out) {
+  size_t avail = 0;
+  uint8_t *span;
   writer_clear(w, SP_MODE_OUTPUT);
   w->out = out;
+  if ((span = out->get_span(out->ctx, 0, &avail)) == NULL || avail == 0) {
+    sp_writer_fail(w, SP_E_BUFFER_TOO_SMALL, "the output gave no span", __func__);
+    return;
+  }
+  w->base = w->cur = span;
+  w->end = span + avail;
 }
 
 void sp_writer_init_sequence(sp_writer *w, sp_seq_pool *pool) {
@@ -41,19 +51,17 @@ void sp_writer_init_sequence(sp_writer *w, sp_seq_pool *pool) {
   w->seq_pool = pool;
 }
 
+void sp_writer_init_stream(sp_writer *w, sp_seq_pool *pool, sp_sink_fn sink, void *ctx) {
+  sp_writer_init_sequence(w, pool);
+  w->sink = sink;
+  w->sink_ctx = ctx;
+}
+
 void sp_writer_init_array(sp_writer *w, uint8_t *scratch, size_t size, sp_seq_pool *pool) {
   writer_clear(w, SP_MODE_SCRATCH);
   w->seq_pool = pool;
   w->base = w->cur = scratch;
-  w->end = scratch + size;
-}
-
-void sp_writer_set_trace(sp_writer *w, sp_trace *t) {
-  w->trace = t;
-  if (t == NULL) return;
-  w->real_end = w->end;      /* hold the span shut: the first reservation comes to us */
-  w->end = w->cur;
-  w->mark = w->cur;
+  w->end = scratch != NULL ? scratch + size : NULL;   /* NULL + 0 is undefined */
 }
 
 sp_code sp_writer_fail(sp_writer *w, sp_code code, const char *cause, const char *site) {
@@ -67,109 +75,82 @@ sp_code sp_writer_fail(sp_writer *w, sp_code code, const char *cause, const char
   return code;
 }
 
+/* ---- the observer: a call each, nothing when there is none --------------- */
+
+static void notify(sp_writer *w, sp_note_kind kind, uint32_t index, uint64_t size) {
+  sp_note n = {kind, 0, index, size, NULL};
+  if (w->observer != NULL) w->observer->hooks->note(w->observer, w, &n);
+}
+
+/* Room left in the current span ('end' may be held short by an observer). */
+static size_t room_of(const sp_writer *w) {
+  if (w->observer != NULL) return w->observer->hooks->room(w->observer, w);
+  return (size_t)(w->end - w->cur);
+}
+
+/* ---- committing ---------------------------------------------------------- */
+
+/* OUTPUT: the staged bytes (a reservation the output could not give) go to
+** the output now that their size is known. */
+static int unstage(sp_writer *w, size_t n) {
+  size_t avail = 0;
+  uint8_t *span = w->out->get_span(w->out->ctx, n, &avail);
+  if (span == NULL || avail < n) {
+    sp_writer_fail(w, SP_E_BUFFER_TOO_SMALL, "the output gave no span of the size asked", __func__);
+    return 0;
+  }
+  memcpy(span, w->stage, n);
+  return 1;
+}
+
 /* Commits the bytes written in the current span. A scratch has nobody to
 ** commit to: its bytes stay at base until the entry copies them out. */
-static void commit(sp_writer *w) {
+static int commit(sp_writer *w) {
   size_t n = (size_t)(w->cur - w->base);
-  if (n == 0 || w->mode == SP_MODE_SCRATCH) return;
-  if (w->mode == SP_MODE_OUTPUT) w->out->advance(w->out->ctx, n);
-  else if (w->mode == SP_MODE_SEQUENCE) sp_seq_advance(w->seq, n);
+  if (n == 0 || w->mode == SP_MODE_SCRATCH) return 1;
+  if (w->mode == SP_MODE_OUTPUT) {
+    if (w->base == w->stage && !unstage(w, n)) return 0;
+    w->out->advance(w->out->ctx, n);
+  } else {
+    sp_seq_advance(w->seq, n);
+  }
   w->committed += n;
   w->base = w->cur;
+  return 1;
 }
+
+/* A stream writer moving past its segments: each goes to the sink, then
+** all go back to the pool. */
+static int pass_segments(sp_writer *w) {
+  sp_sequence *s = w->seq;
+  for (size_t i = 0; i < s->nsegs; i++) {
+    int rc;
+    if (s->segs[i].used == 0) continue;
+    if (sp_writer_stopped(w)) return 0;
+    notify(w, SP_NOTE_SINK, (uint32_t)i, s->segs[i].used);
+    if ((rc = w->sink(w->sink_ctx, s->segs[i].data, s->segs[i].used)) != 0) {
+      sp_writer_fail(w, SP_E_SINK, "the sink reported failure", __func__);
+      w->err.inner = rc;
+      return 0;
+    }
+  }
+  sp_seq_reset(s);
+  return 1;
+}
+
+/* 1 when the sequence's last segment has room for n more bytes. */
+static int seq_fits(const sp_sequence *s, size_t n) {
+  const sp_segment *last = s->nsegs ? &s->segs[s->nsegs - 1] : NULL;
+  return last != NULL && last->capacity - last->used >= (n ? n : 1);
+}
+
+/* ---- new spans ------------------------------------------------------------ */
 
 /* The sequence pool, resolving the default only when first needed, so a
 ** call that stays in its scratch never creates the shared pools. */
 static sp_seq_pool *seq_pool_of(sp_writer *w) {
   if (w->seq_pool == NULL) w->seq_pool = sp_seq_pool_default();
   return w->seq_pool;
-}
-
-/* ---- tracing (only ever reached with w->trace set) ---------------------- */
-
-/* Records the bytes written since the last record, where they lie. */
-static void trace_writes(sp_writer *w) {
-  sp_trace_event *e;
-  size_t n = (size_t)(w->cur - w->mark);
-  if (w->mark == NULL || n == 0 || (e = sp_trace_add(w->trace, SP_TR_WRITE)) == NULL) {
-    w->mark = w->cur;
-    return;
-  }
-  e->size = n;
-  e->data = sp_trace_bytes(w->trace, w->mark, n);
-  if (w->mode == SP_MODE_SCRATCH) {
-    e->buffer = SP_TR_BUF_SCRATCH;
-    e->offset = (uint64_t)(w->mark - w->base);
-  } else if (w->mode == SP_MODE_SEQUENCE) {
-    e->buffer = SP_TR_BUF_SEGMENT;
-    e->index = (uint32_t)(w->seq->nsegs - 1);
-    e->offset = (uint64_t)(w->mark - w->seq->segs[w->seq->nsegs - 1].data);
-  } else {
-    e->buffer = SP_TR_BUF_OUTPUT;
-    e->offset = w->committed + (uint64_t)(w->mark - w->base);
-  }
-  e->addr = (uint64_t)(uintptr_t)w->mark;
-  w->mark = w->cur;
-}
-
-void sp_writer_trace_flush(sp_writer *w) {
-  if (w->trace != NULL) trace_writes(w);
-}
-
-/* Records a reservation; when it fits, holds 'end' to exactly n bytes so the
-** next one comes back here, and returns the span. NULL: take the real path. */
-static uint8_t *trace_reserve(sp_writer *w, size_t n) {
-  sp_trace_event *e;
-  int fits = w->real_end != NULL && (size_t)(w->real_end - w->cur) >= n;
-  trace_writes(w);
-  if ((e = sp_trace_add(w->trace, SP_TR_RESERVE)) != NULL) {
-    e->offset = sp_writer_length(w);
-    e->size = n;
-    e->flag = (uint8_t)fits;
-    e->buffer = w->mode == SP_MODE_SCRATCH ? SP_TR_BUF_SCRATCH
-              : w->mode == SP_MODE_SEQUENCE ? SP_TR_BUF_SEGMENT : SP_TR_BUF_OUTPUT;
-  }
-  if (!fits) {
-    if (w->real_end != NULL) w->end = w->real_end;
-    return NULL;
-  }
-  w->end = w->cur + n;
-  return w->cur;
-}
-
-/* After the real path found a new span: remember its end, hold 'end'. */
-static void trace_hold(sp_writer *w, size_t n) {
-  w->real_end = w->end;
-  w->end = w->cur + n;
-  w->mark = w->cur;
-}
-
-static int tier_of(const sp_pool_stats *a, const sp_pool_stats *b) {
-  if (b->unpooled > a->unpooled) return SP_TR_TIER_UNPOOLED;
-  if (b->fresh > a->fresh) return SP_TR_TIER_FRESH;
-  if (b->fallback_hits > a->fallback_hits) return SP_TR_TIER_FALLBACK;
-  return SP_TR_TIER_HIT;
-}
-
-/* sp_seq_get_span, recording a newly rented segment and its pool tier. */
-static uint8_t *seq_span(sp_writer *w, size_t hint, size_t *avail) {
-  sp_pool_stats before, after;
-  size_t nsegs = w->seq->nsegs;
-  uint8_t *span;
-  sp_trace_event *e;
-  if (w->trace == NULL) return sp_seq_get_span(w->seq, hint, avail);
-  sp_pool_stats_get(w->seq->pool, &before);
-  span = sp_seq_get_span(w->seq, hint, avail);
-  if (span == NULL || (w->seq->nsegs == nsegs && span != w->seq->segs[nsegs - 1].data))
-    return span;
-  sp_pool_stats_get(w->seq->pool, &after);
-  if ((e = sp_trace_add(w->trace, SP_TR_SEGMENT)) != NULL) {
-    e->index = (uint32_t)(w->seq->nsegs - 1);
-    e->size = w->seq->segs[w->seq->nsegs - 1].capacity;
-    e->addr = (uint64_t)(uintptr_t)span;
-    e->flag = (uint8_t)tier_of(&before, &after);
-  }
-  return span;
 }
 
 static int rent_sequence(sp_writer *w) {
@@ -185,7 +166,7 @@ static int rent_sequence(sp_writer *w) {
 static int seq_append(sp_writer *w, const uint8_t *src, size_t len, size_t hint) {
   while (len > 0) {
     size_t avail, k;
-    uint8_t *span = seq_span(w, hint, &avail);
+    uint8_t *span = sp_seq_get_span(w->seq, hint, &avail);
     if (span == NULL) {
       sp_writer_fail(w, SP_E_NOMEM, "no segment for the output", __func__);
       return 0;
@@ -210,10 +191,6 @@ static int migrate(sp_writer *w, size_t need) {
   pooled = w->seq->pool->max_pooled;
   hint = used + need <= pooled ? used + need : (used < pooled ? used : pooled);
   if (used > 0 && !seq_append(w, w->base, used, hint)) return 0;
-  if (w->trace != NULL) {
-    sp_trace_event *e = sp_trace_add(w->trace, SP_TR_MIGRATE);
-    if (e != NULL) { e->size = used; e->addr = (uint64_t)(uintptr_t)w->seq->segs[0].data; }
-  }
   w->committed += used;
   w->mode = SP_MODE_SEQUENCE;
   sp_scratch_release(w->scratch);
@@ -222,32 +199,45 @@ static int migrate(sp_writer *w, size_t need) {
   return 1;
 }
 
-uint8_t *sp_writer_reserve_slow(sp_writer *w, size_t n) {
-  size_t avail = 0;
-  uint8_t *span = NULL;
-  if (w->err.code != SP_OK) return NULL;
-  if (w->trace != NULL && (span = trace_reserve(w, n)) != NULL) return span;
-  if (w->mode == SP_MODE_SCRATCH) {
-    if (!migrate(w, n)) return NULL;
-  } else {
-    commit(w);
+/* OUTPUT: a span of n from the output, or the writer's stage when n is
+** small (the output may still hold the bytes really written). */
+static uint8_t *output_span(sp_writer *w, size_t n, size_t *avail) {
+  uint8_t *span = w->out->get_span(w->out->ctx, n, avail);
+  if (span != NULL && *avail >= n) return span;
+  if (n <= SP_WRITER_STAGE) {
+    *avail = SP_WRITER_STAGE;
+    return w->stage;
   }
+  sp_writer_fail(w, SP_E_BUFFER_TOO_SMALL, "the output gave no span of the size asked", __func__);
+  return NULL;
+}
+
+/* The real slow path: commits what was written and finds a span of n. */
+static uint8_t *next_span(sp_writer *w, size_t n) {
+  size_t avail = 0;
+  uint8_t *span;
+  if (w->mode == SP_MODE_SCRATCH ? !migrate(w, n) : !commit(w)) return NULL;
   if (w->mode == SP_MODE_OUTPUT) {
-    span = w->out->get_span(w->out->ctx, n, &avail);
-    if (span == NULL || avail < n) {
-      sp_writer_fail(w, SP_E_BUFFER_TOO_SMALL, "the output gave no span of the size asked", __func__);
-      return NULL;
-    }
+    if ((span = output_span(w, n, &avail)) == NULL) return NULL;
   } else {
     if (!rent_sequence(w)) return NULL;
-    if ((span = seq_span(w, n, &avail)) == NULL) {
+    if (w->sink != NULL && !seq_fits(w->seq, n) && !pass_segments(w)) return NULL;
+    if ((span = sp_seq_get_span(w->seq, n, &avail)) == NULL) {
       sp_writer_fail(w, SP_E_NOMEM, "no segment for the output", __func__);
       return NULL;
     }
   }
   w->base = w->cur = span;
   w->end = span + avail;
-  if (w->trace != NULL) trace_hold(w, n);
+  return span;
+}
+
+uint8_t *sp_writer_reserve_slow(sp_writer *w, size_t n) {
+  sp_observer *o = w->observer;
+  uint8_t *span;
+  if (w->err.code != SP_OK) return NULL;
+  if (o != NULL && (span = o->hooks->reserve(o, w, n)) != NULL) return span;
+  if ((span = next_span(w, n)) != NULL && o != NULL) o->hooks->spanned(o, w, n);
   return span;
 }
 
@@ -265,24 +255,17 @@ static size_t raw_chunk(sp_writer *w, size_t n) {
   return n < limit ? n : limit;
 }
 
-/* Room left in the current span (its real end when tracing). */
-static size_t room_of(const sp_writer *w) {
-  const uint8_t *end = w->trace != NULL && w->real_end != NULL ? w->real_end : w->end;
-  return w->err.code == SP_OK ? (size_t)(end - w->cur) : 0;
-}
-
+/* Fills what is left of the span, then reserves chunk by chunk. A scratch
+** that cannot take the rest migrates first, so the copy is not split at
+** the scratch's end. */
 void sp_write_raw_slow(sp_writer *w, const void *src, size_t n) {
   const uint8_t *p = src;
-  while (n > 0) {
+  while (n > 0 && w->err.code == SP_OK) {
     size_t room = room_of(w), k;
-    int reserved = 0;
-    if (room == 0 || (room < n && w->mode == SP_MODE_SCRATCH)) {
-      if (sp_writer_reserve_slow(w, raw_chunk(w, n)) == NULL) return;
-      room = (size_t)(w->end - w->cur);
-      reserved = 1;
-    }
-    k = room < n ? room : n;
-    if (w->trace != NULL && !reserved && sp_writer_reserve_slow(w, k) == NULL) return;
+    int again = room == 0 || (room < n && w->mode == SP_MODE_SCRATCH);   /* a new span */
+    k = again ? raw_chunk(w, n) : room < n ? room : n;
+    if ((again || (size_t)(w->end - w->cur) < k) && sp_writer_reserve_slow(w, k) == NULL) return;
+    k = (size_t)(w->end - w->cur) < n ? (size_t)(w->end - w->cur) : n;
     memcpy(w->cur, p, k);
     w->cur += k;
     p += k;
@@ -374,16 +357,19 @@ void sp_write_timestamp(sp_writer *w, int64_t sec, uint32_t nsec) {
 }
 
 sp_code sp_writer_flush(sp_writer *w) {
-  if (w->trace != NULL) trace_writes(w);
-  if (w->err.code == SP_OK) commit(w);
+  notify(w, SP_NOTE_FLUSH, 0, 0);
+  if (w->err.code == SP_OK && commit(w) && w->sink != NULL && w->seq != NULL) pass_segments(w);
   return w->err.code;
 }
 
 void sp_writer_release(sp_writer *w) {
   if (w->seq != NULL) {
+    notify(w, SP_NOTE_RELEASE, 0, w->seq->nsegs);
     sp_seq_pool_return(w->seq_pool, w->seq);
     w->seq = NULL;
   }
-  sp_scratch_release(w->scratch);
-  w->scratch = NULL;
+  if (w->scratch != NULL) {
+    sp_scratch_release(w->scratch);
+    w->scratch = NULL;
+  }
 }

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Builds the Emscripten modules into dist/ (wasm/CMakeLists.txt): the
-# pthread build and the single-threaded one. Incremental after the first run.
+# Builds the Emscripten modules (wasm/CMakeLists.txt): the package's into
+# dist/ and the page's into dist-web/, each a pthread build and a single-
+# threaded one. Incremental after the first run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # emcc's optimizer needs acorn: Debian's node-acorn lives in its own module folder.
@@ -20,4 +21,4 @@ if ! cmake --build build-wasm -j"$(nproc 2>/dev/null || echo 2)" >build-wasm/bui
   echo "== wasm: parallel build failed; retrying on one job" >&2
   cmake --build build-wasm -j1 >build-wasm/build.log 2>&1 || { tail -40 build-wasm/build.log >&2; exit 1; }
 fi
-echo "== wasm: built dist/ ($(ls dist | tr '\n' ' '))"
+echo "== wasm: built dist/ ($(ls dist | tr '\n' ' ')) and dist-web/ ($(ls dist-web | tr '\n' ' '))"

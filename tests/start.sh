@@ -6,7 +6,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash tests/setup.sh
-if [ ! -f dist/scratchpack.wasm ] || [ ! -f dist/scratchpack-st.wasm ]; then
+if [ ! -f dist/scratchpack.wasm ] || [ ! -f dist/scratchpack-st.wasm ] ||
+   [ ! -f dist-web/scratchpack-flows.wasm ] || [ ! -f dist-web/scratchpack-flows-st.wasm ]; then
   bash tests/build-wasm.sh
 fi
 cmake -S . -B build-release -DCMAKE_BUILD_TYPE=Release >/dev/null

@@ -7,8 +7,9 @@
 ** samples). Must not touch: encodings or pool internals -- it uses the public
 ** API only, as any caller of the library would.
 **
-** JS (web/trace.js) calls one sp_flow_* run, then reads the trace through
-** the accessors: events are sp_trace_event (40 bytes each, the layout pinned
+** Built into the page's own module (dist-web/), never into the published
+** ones. JS (web/trace.js) calls one sp_flow_* run, then reads the trace
+** through the accessors: events are sp_trace_event (40 bytes each, the layout pinned
 ** by the assert below), bytes are the trace's byte store. Every run happens
 ** on the calling thread except the fan-out, which starts its own pthreads
 ** and returns at once; the page polls its samples every frame and never
@@ -58,9 +59,10 @@ EXPORT const uint8_t *sp_flow_result(void) { return result; }
 EXPORT size_t sp_flow_result_len(void) { return result_len; }
 EXPORT const char *sp_flow_message(void) { return message; }
 
-static void trace_start(void) {
+/* A fresh trace that the entries given 'opt' record into. */
+static void trace_start(sp_options *opt) {
   sp_trace_init(&trace, events, EVENTS_CAP, bytes, BYTES_CAP);
-  sp_trace_begin(&trace);
+  opt->observer = &trace.observer;
 }
 
 /* Copies a result out (cut at RESULT_CAP; the page shows its length). */
@@ -107,9 +109,8 @@ EXPORT int sp_flow_writer(int nints, const char *s, size_t len, size_t scratch_s
   opt.scratch_size = scratch_size;
   sp_to_array(format_writer_case, &v, &opt, &out, NULL);
   sp_bytes_free(&out);
-  trace_start();
+  trace_start(&opt);
   code = sp_to_array(format_writer_case, &v, &opt, &out, NULL);
-  sp_trace_end();
   keep_bytes(&out);
   return (int)code;
 }
@@ -180,16 +181,13 @@ EXPORT int sp_flow_envelope(int mode, const char *before, size_t before_len, int
                             const char *name, size_t name_len, size_t scratch_size) {
   sp_options opt;
   outer o;
-  sp_code code;
   memset(&opt, 0, sizeof opt);
   opt.scratch_size = scratch_size;
   opt.legacy_nested_scratch = mode != OUTER_ARRAY_SAFE;
   outer_init(&o, before, before_len, id, name, name_len, &opt);
   run_outer(mode, &o, &opt);                       /* warm: scratch, pools, abw */
-  trace_start();
-  code = run_outer(mode, &o, &opt);
-  sp_trace_end();
-  return (int)code;
+  trace_start(&opt);                               /* the nested call's options too */
+  return (int)run_outer(mode, &o, &opt);
 }
 
 /* Reads the last result back as Outer {str, bin([int, str, double]), int},
@@ -257,20 +255,20 @@ static int stream_sink(void *ctx, const uint8_t *p, size_t n) {
 }
 
 /* One call of 'entry'; leaves its output in 'result'. */
-static sp_code run_entry(int entry, const sp_value *v) {
+static sp_code run_entry(int entry, const sp_value *v, const sp_options *opt) {
   sp_code code;
   sp_bytes out;
   if (entry == ENTRY_ARRAY) {
-    code = sp_to_array(sp_format_value, v, NULL, &out, NULL);
+    code = sp_to_array(sp_format_value, v, opt, &out, NULL);
     keep_bytes(&out);
   } else if (entry == ENTRY_OUTPUT) {
     sp_output sink = sp_buffer_output(&abw);
     sp_buffer_clear(&abw);
-    code = sp_to_output(&sink, sp_format_value, v, NULL, NULL);
+    code = sp_to_output(&sink, sp_format_value, v, opt, NULL);
     keep(abw.data, abw.len);
   } else {
     streamed = 0;
-    code = sp_to_stream(stream_sink, NULL, sp_format_value, v, NULL, NULL);
+    code = sp_to_stream(stream_sink, NULL, sp_format_value, v, opt, NULL);
     result_len = streamed < RESULT_CAP ? streamed : RESULT_CAP;
   }
   return code;
@@ -280,12 +278,11 @@ static sp_code run_entry(int entry, const sp_value *v) {
 ** one warm-up call. Returns the sp_code. */
 EXPORT int sp_flow_entry(int entry, int big) {
   const sp_value *v = document_value(big);
-  sp_code code;
-  run_entry(entry, v);
-  trace_start();
-  code = run_entry(entry, v);
-  sp_trace_end();
-  return (int)code;
+  sp_options opt;
+  memset(&opt, 0, sizeof opt);
+  run_entry(entry, v, &opt);
+  trace_start(&opt);
+  return (int)run_entry(entry, v, &opt);
 }
 
 /* performance.now() in ms, on any thread of the module. */
@@ -300,10 +297,10 @@ EXPORT int sp_flow_measure(int entry, int big, int warm, int n, double *out) {
   sp_alloc_stats s;
   sp_code code = SP_OK;
   double t0;
-  for (int i = 0; i < warm; i++) run_entry(entry, v);
+  for (int i = 0; i < warm; i++) run_entry(entry, v, NULL);
   sp_alloc_stats_reset();
   t0 = now_ms();
-  for (int i = 0; i < n && code == SP_OK; i++) code = run_entry(entry, v);
+  for (int i = 0; i < n && code == SP_OK; i++) code = run_entry(entry, v, NULL);
   out[3] = (now_ms() - t0) * 1e3 / (n > 0 ? n : 1);
   sp_alloc_stats_get(&s);
   out[0] = n > 0 ? (double)s.alloc_bytes / n : 0;

@@ -1,23 +1,25 @@
 /*
 ** sp_wasm.c -- the one gate between JavaScript and the C core (Emscripten).
-** Owns: jobs (one writer per encode in flight, and what it holds: the
-** thread's scratch, a rented sequence, a flattened copy), growable output
-** buffers, staging blocks JS copies typed arrays into, off-thread tasks and
-** the worker threads that run them, the numbers behind stats(). Must not
-** touch: encodings (JS writes values into the writer's span itself; C
-** formats only bulk numeric arrays) or pool internals.
+** Owns: jobs (one entry per encode in flight and the span record JS writes
+** through), growable output buffers, staging blocks JS copies typed arrays
+** into, off-thread tasks and the worker threads that run them, the numbers
+** behind stats(). Must not touch: encodings (JS writes values into the
+** span itself; C formats only bulk numeric arrays), the entries' insides
+** (it calls the lifecycle of sp_serialize.h) or pool internals.
 **
 ** The span protocol, seen from JS (js/sinks.js):
 **   job = sp_wasm_job_new()            once per nesting level, reused
-**   sp_wasm_begin_array(job, size)     the thread's scratch (to_array), or a
-**                                      pooled sequence when the scratch is
-**                                      held by an outer call or a live view
-**   JS writes bytes at job->w.cur .. job->w.end (offsets 0 and 4 of the job)
-**   store cur, sp_wasm_reserve(job, n) the slow path: migrate / next segment
-**   store cur, sp_wasm_write_array()   a typed array through sp_bulk
-**   sp_wasm_finish(job)                commit; then copy the scratch span or
-**                                      the segments out, or sp_wasm_flatten
-**   sp_wasm_release(job)               give the scratch / sequence back
+**   sp_wasm_begin_array(job, size)     a to_array entry: the thread's scratch,
+**                                      or a pooled sequence when an outer
+**                                      encode or a live view holds it
+**   JS writes bytes at span.cur .. span.end (the sp_span at offset 0 of the
+**   job; sp_wasm_span_layout gives its offsets), then before any call below
+**   stores its cursor into span.cur; every call leaves the span up to date
+**   sp_wasm_reserve(job, n)            the slow path: migrate / next segment
+**   sp_wasm_write_array(job, ...)      a typed array through sp_bulk
+**   sp_wasm_finish(job)                commit; then the pieces (copy-out,
+**                                      stream) or sp_wasm_view (one piece)
+**   sp_wasm_release(job)               end the entry: scratch / sequence back
 ** Every call that can fail returns an sp_code and leaves the error in the
 ** job's writer (sp_wasm_error_*); a failed job still must be released.
 */
@@ -26,10 +28,9 @@
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "scratchpack.h"
-#include "sp_bulk.h"
-#include "sp_scratch.h"
 
 #ifndef SP_NO_THREADS
 #include <emscripten/threading.h>
@@ -39,127 +40,128 @@
 #define EXPORT EMSCRIPTEN_KEEPALIVE
 
 typedef struct sp_wasm_job {
-  sp_writer w;        /* first: JS reads and writes w.cur (+0), reads w.end (+4), w.base (+8) */
-  sp_output out;      /* begin_buffer: the output the writer fills */
-  uint8_t *flat;      /* flatten: a contiguous copy of a multi-segment result */
-  size_t flat_len;
+  sp_span span;       /* first: the record JS reads (sp_wasm_span_layout) */
+  sp_entry entry;
+  sp_output out;      /* begin_buffer: the output the entry fills */
 } sp_wasm_job;
-
-_Static_assert(offsetof(sp_writer, cur) == 0 && offsetof(sp_writer, end) == 4 &&
-               offsetof(sp_writer, base) == 8 && offsetof(sp_writer, mode) == 12 &&
-               sizeof(sp_mode) == 4 && SP_MODE_SCRATCH == 0,
-               "js/sinks.js reads the writer's cur, end, base and mode at 0, 4, 8, 12");
 
 /* The sequence pool every job rents from: NULL (the process default) until
 ** sp_wasm_configure installs one of the caller's choosing. */
 static sp_seq_pool *seq_pool;
 static sp_pool *array_pool;
 
+/* ---- the span record ------------------------------------------------------ */
+
+/* js/sinks.js checks these when it loads: the span record's size, the
+** offsets of cur, end, base and mode, and the mode that means "scratch". */
+EXPORT const uint32_t *sp_wasm_span_layout(void) {
+  static const uint32_t layout[] = {
+    sizeof(sp_span), offsetof(sp_span, cur), offsetof(sp_span, end),
+    offsetof(sp_span, base), offsetof(sp_span, mode), SP_MODE_SCRATCH,
+  };
+  return layout;
+}
+
+/* JS wrote up to span.cur: the writer takes it back. */
+static sp_writer *span_in(sp_wasm_job *job) {
+  sp_span_put(&job->span, &job->entry.w);
+  return &job->entry.w;
+}
+
+/* The writer's span, for JS to read after the call; passes 'code' on. */
+static int span_out(sp_wasm_job *job, sp_code code) {
+  sp_span_get(&job->span, &job->entry.w);
+  return (int)code;
+}
+
 /* ---- jobs ---------------------------------------------------------------- */
 
-/* A job for one nesting level of encodes. Owned by JS; free with
-** sp_wasm_job_free after its last release. NULL on no memory. */
+/* A job for one nesting level of encodes. Owned by JS for the module's
+** life. NULL on no memory. */
 EXPORT sp_wasm_job *sp_wasm_job_new(void) {
   sp_wasm_job *job = sp_malloc(sizeof *job);
-  if (job != NULL) {
-    memset(job, 0, sizeof *job);
-    sp_writer_init_sequence(&job->w, seq_pool);
-  }
+  if (job != NULL) memset(job, 0, sizeof *job);
   return job;
 }
 
-EXPORT void sp_wasm_job_free(sp_wasm_job *job) { sp_free(job, sizeof *job); }
-
-/* to_array: the scratch when this thread's is free, else a sequence -- the
-** same choice sp_to_array makes, so a nested encode never overwrites the
-** outer one and a live view over the scratch is never written over. */
-EXPORT void sp_wasm_begin_array(sp_wasm_job *job, size_t scratch_size) {
-  int fresh;
-  sp_scratch *s = sp_scratch_acquire(scratch_size ? scratch_size : SP_SCRATCH_DEFAULT, 0, &fresh);
-  if (s != NULL) {
-    sp_writer_init_array(&job->w, s->data, s->size, seq_pool);
-    job->w.scratch = s;
-  } else {
-    sp_writer_init_sequence(&job->w, seq_pool);
-  }
-  job->flat = NULL;
+/* The options every entry of this module begins with. */
+static sp_options options(size_t scratch_size) {
+  sp_options opt;
+  memset(&opt, 0, sizeof opt);
+  opt.scratch_size = scratch_size;
+  opt.seq_pool = seq_pool;
+  return opt;
 }
 
-/* to_stream: always a pooled sequence. */
-EXPORT void sp_wasm_begin_sequence(sp_wasm_job *job) {
-  sp_writer_init_sequence(&job->w, seq_pool);
-  job->flat = NULL;
+/* to_array: the thread's scratch when it is free, else a sequence -- the
+** same choice sp_to_array makes, so a nested encode never overwrites the
+** outer one and a live view over the scratch is never written over.
+** SP_E_NOMEM when the scratch cannot be allocated. */
+EXPORT int sp_wasm_begin_array(sp_wasm_job *job, size_t scratch_size) {
+  sp_options opt = options(scratch_size);
+  return span_out(job, sp_entry_begin_array(&job->entry, &opt));
+}
+
+/* to_stream: pooled segments, kept until release (JS reads the pieces). */
+EXPORT int sp_wasm_begin_stream(sp_wasm_job *job) {
+  sp_options opt = options(0);
+  return span_out(job, sp_entry_begin_stream(&job->entry, NULL, NULL, &opt));
 }
 
 /* to_output into a growable buffer C owns (encodeInto's bulk arrays). */
-EXPORT void sp_wasm_begin_buffer(sp_wasm_job *job, sp_buffer *buf) {
+EXPORT int sp_wasm_begin_buffer(sp_wasm_job *job, sp_buffer *buf) {
+  sp_options opt = options(0);
   job->out = sp_buffer_output(buf);
-  sp_writer_init_output(&job->w, &job->out);
-  job->flat = NULL;
+  return span_out(job, sp_entry_begin_output(&job->entry, &job->out, &opt));
 }
 
-/* The slow path: at least n contiguous bytes at w.cur afterwards. JS stores
-** its cursor into w.cur first. Returns 1, or 0 with the error in the job. */
+/* The slow path: at least n contiguous bytes at span.cur afterwards.
+** Returns 1, or 0 with the error in the job. */
 EXPORT int sp_wasm_reserve(sp_wasm_job *job, size_t n) {
-  return sp_writer_reserve_slow(&job->w, n) != NULL;
+  int ok = sp_writer_reserve_slow(span_in(job), n) != NULL;
+  span_out(job, SP_OK);
+  return ok;
 }
 
 /* Commits what was written. Returns the job's sticky error code. */
-EXPORT int sp_wasm_finish(sp_wasm_job *job) { return (int)sp_writer_flush(&job->w); }
+EXPORT int sp_wasm_finish(sp_wasm_job *job) {
+  span_in(job);
+  return span_out(job, sp_entry_finish(&job->entry));
+}
 
 /* Bytes written so far (a message is at most the 4 GiB of wasm32 memory). */
-EXPORT uint32_t sp_wasm_length(const sp_wasm_job *job) {
-  return (uint32_t)sp_writer_length(&job->w);
+EXPORT uint32_t sp_wasm_length(sp_wasm_job *job) {
+  return (uint32_t)sp_writer_length(span_in(job));
 }
 
-static size_t used_segments(const sp_sequence *s, size_t *last) {
-  size_t count = 0;
-  for (size_t i = 0; i < s->nsegs; i++)
-    if (s->segs[i].used > 0) { count++; *last = i; }
-  return count;
+/* After finish: the message in one piece (sp_entry_view), valid until
+** release. NULL with the error in the job when a copy could not be made. */
+EXPORT const uint8_t *sp_wasm_view(sp_wasm_job *job) {
+  const uint8_t *data;
+  size_t len;
+  return sp_entry_view(&job->entry, &data, &len) == SP_OK ? data : NULL;
 }
 
-/* The finished message in one piece, for a view: the scratch span, the only
-** used segment, or a copy of all segments (kept until release). NULL with
-** SP_E_NOMEM in the job when the copy cannot be allocated. */
-EXPORT uint8_t *sp_wasm_flatten(sp_wasm_job *job) {
-  sp_writer *w = &job->w;
-  size_t last = 0, len = (size_t)sp_writer_length(w);
-  if (w->mode == SP_MODE_SCRATCH) return w->base;
-  if (w->mode == SP_MODE_OUTPUT) return w->cur - len;
-  if (w->seq == NULL || len == 0) return w->cur;
-  if (used_segments(w->seq, &last) == 1) return w->seq->segs[last].data;
-  if ((job->flat = sp_malloc(len)) == NULL) {
-    sp_writer_fail(w, SP_E_NOMEM, "no memory for a contiguous view", __func__);
-    return NULL;
-  }
-  job->flat_len = len;
-  sp_seq_copy_to(w->seq, job->flat);
-  return job->flat;
+/* After finish: the message's pieces in order (some may be empty). */
+EXPORT size_t sp_wasm_piece_count(const sp_wasm_job *job) { return sp_entry_pieces(&job->entry); }
+EXPORT const uint8_t *sp_wasm_piece_data(const sp_wasm_job *job, size_t i) {
+  size_t len;
+  return sp_entry_piece(&job->entry, i, &len);
+}
+EXPORT size_t sp_wasm_piece_len(const sp_wasm_job *job, size_t i) {
+  size_t len;
+  sp_entry_piece(&job->entry, i, &len);
+  return len;
 }
 
-/* Gives back what the job holds. Safe to call twice. */
-EXPORT void sp_wasm_release(sp_wasm_job *job) {
-  sp_writer_release(&job->w);
-  if (job->flat != NULL) sp_free(job->flat, job->flat_len);
-  job->flat = NULL;
-}
+/* Ends the entry: gives back what it holds. Safe to call twice. */
+EXPORT void sp_wasm_release(sp_wasm_job *job) { sp_entry_end(&job->entry, NULL); }
 
-EXPORT size_t sp_wasm_seg_count(const sp_wasm_job *job) {
-  return job->w.seq != NULL ? job->w.seq->nsegs : 0;
-}
-EXPORT uint8_t *sp_wasm_seg_data(const sp_wasm_job *job, size_t i) {
-  return job->w.seq->segs[i].data;
-}
-EXPORT size_t sp_wasm_seg_used(const sp_wasm_job *job, size_t i) {
-  return job->w.seq->segs[i].used;
-}
-
-EXPORT int sp_wasm_error_code(const sp_wasm_job *job) { return (int)job->w.err.code; }
+EXPORT int sp_wasm_error_code(const sp_wasm_job *job) { return (int)job->entry.w.err.code; }
 EXPORT const char *sp_wasm_error_cause(const sp_wasm_job *job) {
-  return job->w.err.cause ? job->w.err.cause : "";
+  return job->entry.w.err.cause ? job->entry.w.err.cause : "";
 }
-EXPORT size_t sp_wasm_error_offset(const sp_wasm_job *job) { return job->w.err.offset; }
+EXPORT size_t sp_wasm_error_offset(const sp_wasm_job *job) { return job->entry.w.err.offset; }
 
 /* ---- bulk numeric arrays -------------------------------------------------- */
 
@@ -182,11 +184,11 @@ static void write_array(sp_writer *w, int kind, const void *src, size_t n) {
   }
 }
 
-/* A whole array (header and elements) from n elements staged at src. JS
-** stores its cursor into w.cur first and reads w.cur / w.end afterwards. */
+/* A whole array (header and elements) from n elements staged at src. */
 EXPORT int sp_wasm_write_array(sp_wasm_job *job, int kind, const void *src, size_t n) {
-  write_array(&job->w, kind, src, n);
-  return (int)job->w.err.code;
+  sp_writer *w = span_in(job);
+  write_array(w, kind, src, n);
+  return span_out(job, w->err.code);
 }
 
 /* Reads one array of 'kind' elements from src[0..len) into dst (room for
@@ -217,16 +219,11 @@ EXPORT size_t sp_wasm_read_array(int kind, const uint8_t *src, size_t len, void 
 
 /* ---- buffers and staging ------------------------------------------------- */
 
-/* A growable buffer owned by JS; free with sp_wasm_buffer_free. */
+/* A growable buffer owned by JS for the module's life. NULL on no memory. */
 EXPORT sp_buffer *sp_wasm_buffer_new(void) {
   sp_buffer *b = sp_malloc(sizeof *b);
   if (b != NULL) sp_buffer_init(b);
   return b;
-}
-EXPORT void sp_wasm_buffer_free(sp_buffer *b) {
-  if (b == NULL) return;
-  sp_buffer_free(b);
-  sp_free(b, sizeof *b);
 }
 EXPORT uint8_t *sp_wasm_buffer_data(const sp_buffer *b) { return b->data; }
 EXPORT size_t sp_wasm_buffer_len(const sp_buffer *b) { return b->len; }
@@ -243,8 +240,10 @@ EXPORT void sp_wasm_free(void *p, size_t n) { sp_free(p, n ? n : 1); }
 ** sequences, for every job begun afterwards. Kinds: 0 a bounded bucket pool
 ** (buckets up to a = max length, b arrays each), 1 a shared pool (a
 ** partitions of b arrays), 2 a lock-free pool (buckets up to a, b arrays
-** each); sp_pool.h describes them. Call once, before any encode. Returns 0,
-** SP_E_INVALID_ARGUMENT for an unknown kind or bad sizes, or SP_E_NOMEM. */
+** each); sp_pool.h describes them. A second call replaces (and frees) the
+** pools of the first: call it only while no encode, view or task is in
+** flight. Returns 0, SP_E_INVALID_ARGUMENT for an unknown kind or bad sizes, or
+** SP_E_NOMEM (the pools installed before stay). */
 EXPORT int sp_wasm_configure(int kind, size_t a, unsigned b, unsigned max_seq) {
   sp_pool *arrays = NULL;
   sp_seq_pool *seqs;
@@ -259,6 +258,8 @@ EXPORT int sp_wasm_configure(int kind, size_t a, unsigned b, unsigned max_seq) {
     sp_pool_destroy(arrays);
     return SP_E_NOMEM;
   }
+  sp_seq_pool_destroy(seq_pool);      /* a second call: nothing rents from these now */
+  sp_pool_destroy(array_pool);
   array_pool = arrays;
   seq_pool = seqs;
   return SP_OK;
@@ -343,12 +344,9 @@ static int format_task(sp_writer *w, const void *value) {
 
 /* Runs a task on the calling thread and marks it done (waking waiters). */
 EXPORT void sp_wasm_task_run(sp_wasm_task *t) {
-  sp_options opt;
+  sp_options opt = options(t->scratch_size);
   sp_bytes out;
   sp_error err;
-  memset(&opt, 0, sizeof opt);
-  opt.scratch_size = t->scratch_size;
-  opt.seq_pool = seq_pool;
   opt.cancel = &t->cancel;
   atomic_store(&t->state, TASK_RUNNING);
   t->code = (int32_t)sp_to_array(format_task, t, &opt, &out, &err);
@@ -363,10 +361,8 @@ EXPORT void sp_wasm_task_run(sp_wasm_task *t) {
 
 #ifdef SP_NO_THREADS
 
-EXPORT int sp_wasm_has_threads(void) { return 0; }
 EXPORT int sp_wasm_workers_start(int n) { (void)n; return 0; }
 EXPORT int sp_wasm_task_submit(sp_wasm_task *t) { (void)t; return 0; }
-EXPORT void sp_wasm_workers_stop(void) {}
 
 #else
 
@@ -375,27 +371,24 @@ EXPORT void sp_wasm_workers_stop(void) {}
 static pthread_mutex_t queue_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t queue_cond = PTHREAD_COND_INITIALIZER;
 static sp_wasm_task *queue_head, *queue_tail;
-static int stopping, workers;
+static int workers;
 
 static sp_wasm_task *next_task(void) {
   sp_wasm_task *t;
   pthread_mutex_lock(&queue_lock);
-  while (queue_head == NULL && !stopping) pthread_cond_wait(&queue_cond, &queue_lock);
+  while (queue_head == NULL) pthread_cond_wait(&queue_cond, &queue_lock);
   t = queue_head;
-  if (t != NULL && (queue_head = t->next) == NULL) queue_tail = NULL;
+  if ((queue_head = t->next) == NULL) queue_tail = NULL;
   pthread_mutex_unlock(&queue_lock);
   return t;
 }
 
+/* Runs tasks until close() terminates the module's workers. */
 static void *worker_main(void *arg) {
-  sp_wasm_task *t;
   (void)arg;
-  while ((t = next_task()) != NULL) sp_wasm_task_run(t);
-  sp_thread_cleanup();
+  for (;;) sp_wasm_task_run(next_task());
   return NULL;
 }
-
-EXPORT int sp_wasm_has_threads(void) { return 1; }
 
 /* Starts up to n worker threads (the pthread pool must hold them: the
 ** module is built with PTHREAD_POOL_SIZE_STRICT=2, so a create beyond the
@@ -424,22 +417,4 @@ EXPORT int sp_wasm_task_submit(sp_wasm_task *t) {
   return 1;
 }
 
-/* Asks the workers to finish the queue and exit; does not wait for them. */
-EXPORT void sp_wasm_workers_stop(void) {
-  pthread_mutex_lock(&queue_lock);
-  stopping = 1;
-  pthread_cond_broadcast(&queue_cond);
-  pthread_mutex_unlock(&queue_lock);
-}
-
 #endif
-
-/* Frees the pools this module created and the calling thread's scratch.
-** Only when no encode is in flight and no worker runs. */
-EXPORT void sp_wasm_shutdown(void) {
-  sp_seq_pool_destroy(seq_pool);
-  sp_pool_destroy(array_pool);
-  seq_pool = NULL;
-  array_pool = NULL;
-  sp_shutdown();
-}

@@ -1,19 +1,24 @@
-// serve.mjs -- serves the page (web/), the JS package (js/: the page shares
-// some of its rules, e.g. str header sizes) and the built module (dist/) on
-// 127.0.0.1, cross-origin isolated: COOP same-origin + COEP require-corp on
-// every response (and CORP on every asset), so the page gets shared memory
-// and the pthread build. No dependencies.
+// serve.mjs -- serves the page (web/), the JS package (js/, as /js/: the
+// page loads its module through js/wasm.js and shares some of the
+// package's rules, e.g. str header sizes) and the page's own module
+// (dist-web/, as /dist-web/) on 127.0.0.1,
+// cross-origin isolated: COOP same-origin + COEP require-corp on every
+// response (and CORP on every asset), so the page gets shared memory and
+// the pthread build. No dependencies.
 //   PORT=8080 (default; 0 picks a free port)   ISOLATION=off drops the
 //   COOP/COEP headers (to see the single-threaded fallback)
-//   SP_DIST=path serves another build folder as /dist/
+//   SP_WEB_DIST=path serves another build folder as /dist-web/
 import { createServer } from 'node:http';
 import { readFile } from 'node:fs/promises';
 import { extname, join, normalize, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
-const roots = { '/dist/': resolve(process.env.SP_DIST || join(here, '..', 'dist')),
-  '/js/': resolve(here, '..', 'js'), '/': resolve(here) };
+const roots = {
+  '/dist-web/': resolve(process.env.SP_WEB_DIST || join(here, '..', 'dist-web')),
+  '/js/': resolve(here, '..', 'js'),
+  '/': resolve(here),
+};
 const types = { '.html': 'text/html; charset=utf-8', '.js': 'text/javascript', '.mjs': 'text/javascript',
   '.css': 'text/css', '.wasm': 'application/wasm', '.json': 'application/json', '.png': 'image/png' };
 const isolated = process.env.ISOLATION !== 'off';

@@ -1,9 +1,15 @@
-// trace.js -- the page's one door to the WebAssembly module: loads it and
+// trace.js -- the page's one door to its WebAssembly module: loads it and
 // runs the flows of wasm/sp_flows.c, handing back plain data (events, bytes,
-// counters, samples). Owns: the choice of build (pthreads when the page is
-// cross-origin isolated, else the single-threaded one), strings into and
-// traces out of linear memory, polling the fan-out. Must not touch: the DOM
-// or what a flow means (flows/*.js and model.js do that).
+// counters, samples). Owns: which module the page runs (its own, in
+// dist-web/: the core, the tracer and the flows, never shipped in the
+// package), strings into and traces out of linear memory, polling the
+// fan-out. Loading, and the choice of build (pthreads when the page is
+// cross-origin isolated), are js/wasm.js's, as for the package. Must not
+// touch: the DOM or what a flow means (flows/*.js and model.js do that).
+
+import { canUseThreads, loadModule } from '../js/wasm.js';
+
+export { canUseThreads };
 
 const KINDS = [null, 'ENTRY', 'SCRATCH', 'SCRATCH_BUSY', 'RESERVE', 'WRITE', 'MIGRATE',
   'SEGMENT', 'COPY_OUT', 'SINK', 'RELEASE', 'EXIT'];
@@ -11,25 +17,20 @@ const BUFFERS = [null, 'scratch', 'segment', 'output'];
 const EVENT_SIZE = 40;              // sizeof(sp_trace_event), asserted in sp_flows.c
 const SAMPLE_WORDS = 16;            // sizeof(fan_sample) / 4, asserted in sp_flows.c
 
-/** Whether this page may use the pthread build (shared memory needs isolation). */
-export function canUseThreads() {
-  return globalThis.crossOriginIsolated === true && typeof SharedArrayBuffer === 'function';
+/** The page's module in `dir` (dist-web/ next to web/; the server maps /dist-web/). */
+export function flowFiles(dir = new URL('../dist-web/', import.meta.url)) {
+  const build = (name) => ({ load: () => import(new URL(`${name}.mjs`, dir).href), wasm: new URL(`${name}.wasm`, dir) });
+  return { threads: build('scratchpack-flows'), single: build('scratchpack-flows-st') };
 }
 
 /**
- * Browser loader: fetches dist/ next to web/ (the server maps /dist/) and
- * instantiates the pthread build with 4 workers (the fan-out's producer and
- * 3 consumers) or the single-threaded build.
+ * Loads the page's module: the pthread build with 4 workers (the fan-out's
+ * producer and 3 consumers) where threads may be used, else the single-
+ * threaded one.
  */
-export async function loadFlows(base = new URL('../dist/', import.meta.url)) {
+export async function loadFlows(files = flowFiles()) {
   const threaded = canUseThreads();
-  const name = threaded ? 'scratchpack' : 'scratchpack-st';
-  const factory = (await import(new URL(`${name}.mjs`, base).href)).default;
-  const res = await fetch(new URL(`${name}.wasm`, base));
-  if (!res.ok) throw new Error(`the module ${name}.wasm is not built (HTTP ${res.status}): run npm start`);
-  const wasmBinary = new Uint8Array(await res.arrayBuffer());
-  const log = (line) => console.info(`scratchpack: ${line}`);
-  const m = await factory({ wasmBinary, pthreadPoolSize: threaded ? 4 : 0, print: log, printErr: log });
+  const m = await loadModule({ threaded, poolSize: 4, files, log: (line) => console.info(`scratchpack: ${line}`) });
   return createFlows(m, threaded);
 }
 

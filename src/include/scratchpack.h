@@ -11,6 +11,7 @@
 #include "sp_bulk.h"
 #include "sp_error.h"
 #include "sp_lz4.h"
+#include "sp_observer.h"
 #include "sp_output.h"
 #include "sp_pool.h"
 #include "sp_reader.h"

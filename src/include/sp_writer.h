@@ -1,15 +1,18 @@
 /*
 ** sp_writer.h -- the span writer: every MessagePack format, three modes.
-** Owns: the writer struct, the inline fast paths of every format. Must not
-** touch: pools and sequences directly (the out-of-line slow path in
-** sp_writer.c does), the thread's scratch (sp_scratch.c owns it).
+** Owns: the writer struct, the span record a writer outside C reads, the
+** inline fast paths of every format. Must not touch: pools and sequences
+** directly (the out-of-line slow path in sp_writer.c does), the thread's
+** scratch (sp_scratch.c owns it), what an observer records.
 **
 ** Modes (MessagePack-CSharp's BufferWriter):
 **   SCRATCH  writes into a fixed array (the thread's scratch); the first
 **            reservation that does not fit rents a sequence, copies what
 **            was written and switches to SEQUENCE for good.
 **   OUTPUT   writes into spans of the caller's sp_output.
-**   SEQUENCE writes into spans of a pooled sp_sequence.
+**   SEQUENCE writes into spans of a pooled sp_sequence; with a sink (the
+**            to_stream entry) each segment goes to the sink as soon as the
+**            writer moves past it, and back to the pool.
 **
 ** Reservation contract: reserve the worst case, write, then move 'cur' past
 ** what was really written. Errors are sticky (the first wins): after one,
@@ -25,34 +28,72 @@
 #include <string.h>
 
 #include "sp_error.h"
+#include "sp_observer.h"
 #include "sp_output.h"
 #include "sp_sequence.h"
 
 typedef enum sp_mode { SP_MODE_SCRATCH, SP_MODE_OUTPUT, SP_MODE_SEQUENCE } sp_mode;
 
+/* A stream sink: gets the message segment by segment, in order; the bytes
+** are valid only during the call. Returns 0, or a nonzero code that stops
+** the writer with SP_E_SINK (inner = that code). */
+typedef int (*sp_sink_fn)(void *ctx, const uint8_t *bytes, size_t len);
+
+/* OUTPUT: a reservation of at most this many bytes that the output cannot
+** give is staged in the writer and copied out once its real size is known,
+** so a fixed output fills to its last byte. */
+#define SP_WRITER_STAGE 16
+
 struct sp_scratch;
-struct sp_trace;
 
 typedef struct sp_writer {
   uint8_t *cur;               /* next byte to write */
-  uint8_t *end;               /* end of the current span (== cur after an error) */
+  uint8_t *end;               /* end of the current span (== cur after an error;
+                                 an observer may hold it short) */
   uint8_t *base;              /* first byte of the current span not yet committed */
   sp_mode mode;
   uint64_t committed;         /* bytes committed before 'base' */
-  sp_sequence *seq;           /* SEQUENCE: rented from seq_pool, returned at finish */
+  sp_sequence *seq;           /* SEQUENCE: rented from seq_pool, returned at release */
   sp_seq_pool *seq_pool;      /* where SCRATCH migrates to and SEQUENCE rents from */
   const sp_output *out;       /* OUTPUT: the caller's buffer writer */
-  struct sp_scratch *scratch; /* SCRATCH: held until migration or finish */
+  sp_sink_fn sink;            /* SEQUENCE, optional: where filled segments go */
+  void *sink_ctx;
+  struct sp_scratch *scratch; /* SCRATCH: held until migration or release */
   const atomic_int *cancel;   /* nonzero -> stop with SP_E_CANCELLED */
-  struct sp_trace *trace;     /* NULL unless tracing (sp_trace.h) */
-  uint8_t *real_end;          /* tracing: the span's real end ('end' is held short) */
-  uint8_t *mark;              /* tracing: first written byte not yet recorded */
+  sp_observer *observer;      /* NULL, or called from the slow path (sp_observer.h) */
   sp_error err;
+  uint8_t stage[SP_WRITER_STAGE]; /* OUTPUT: see SP_WRITER_STAGE */
 } sp_writer;
+
+/* ---- the span record ----------------------------------------------------- */
+
+/* What a writer outside C (the JS package) needs of a writer: it writes at
+** cur .. end itself and calls C only when the span is exhausted. JS reads
+** this record at fixed offsets; sp_wasm.c exports them and js/sinks.js
+** checks them when it loads. While mode is SP_MODE_SCRATCH the whole
+** message so far is base .. cur. */
+typedef struct sp_span {
+  uint8_t *cur;
+  uint8_t *end;
+  uint8_t *base;
+  uint32_t mode;              /* sp_mode */
+} sp_span;
+
+/* The writer's span as it is now. */
+static inline void sp_span_get(sp_span *s, const sp_writer *w) {
+  s->cur = w->cur;
+  s->end = w->end;
+  s->base = w->base;
+  s->mode = (uint32_t)w->mode;
+}
+
+/* Takes back the cursor of a span written outside C (within cur .. end). */
+static inline void sp_span_put(const sp_span *s, sp_writer *w) { w->cur = s->cur; }
 
 /* ---- set-up and tear-down (sp_writer.c) -------------------------------- */
 
-/* A writer over the caller's buffer writer. Allocates nothing. */
+/* A writer over the caller's buffer writer. Takes its first span now (one
+** get_span; a failure is the writer's sticky SP_E_BUFFER_TOO_SMALL). */
 void sp_writer_init_output(sp_writer *w, const sp_output *out);
 
 /* A writer into a sequence rented from 'pool' (NULL -> the default pool,
@@ -60,22 +101,20 @@ void sp_writer_init_output(sp_writer *w, const sp_output *out);
 ** sp_writer_release returns it. */
 void sp_writer_init_sequence(sp_writer *w, sp_seq_pool *pool);
 
-/* A writer into 'size' bytes at 'scratch' that migrates to a sequence from
-** 'pool' when they do not suffice. The array stays the caller's. */
+/* A sequence writer whose segments go to sink(ctx, ...) as soon as the
+** writer moves past them (and the rest at sp_writer_flush), each going back
+** to the pool after the sink returns: it holds one segment at a time. The
+** cancel flag is checked before each segment. */
+void sp_writer_init_stream(sp_writer *w, sp_seq_pool *pool, sp_sink_fn sink, void *ctx);
+
+/* A writer into 'size' bytes at 'scratch' (NULL when size is 0) that
+** migrates to a sequence from 'pool' when they do not suffice. The array
+** stays the caller's. */
 void sp_writer_init_array(sp_writer *w, uint8_t *scratch, size_t size, sp_seq_pool *pool);
 
-/* Records this writer's reservations and writes into t (sp_trace.h); call
-** right after init. NULL turns it off. */
-void sp_writer_set_trace(sp_writer *w, struct sp_trace *t);
-
-/* Records the bytes written since the last record now (a traced writer
-** otherwise records them at its next reservation). An entry nested in a
-** formatter calls it on its caller's writer first, so the trace holds the
-** caller's bytes as written, not as a legacy nested call left them. */
-void sp_writer_trace_flush(sp_writer *w);
-
-/* Commits what was written: to the output (OUTPUT) or the sequence
-** (SEQUENCE). Returns the sticky error code (SP_OK when none). */
+/* Commits what was written: to the output (OUTPUT), the sequence
+** (SEQUENCE), and a stream writer's sink. Returns the sticky error code
+** (SP_OK when none). */
 sp_code sp_writer_flush(sp_writer *w);
 
 /* Bytes written so far (committed or not). */
@@ -83,7 +122,8 @@ static inline uint64_t sp_writer_length(const sp_writer *w) {
   return w->committed + (uint64_t)(w->cur - w->base);
 }
 
-/* Returns a rented sequence to its pool. Safe to call twice. */
+/* Returns a rented sequence to its pool and lets go of the scratch. Safe to
+** call twice. */
 void sp_writer_release(sp_writer *w);
 
 /* Records the first error (later ones are ignored) and stops all writing.
@@ -102,7 +142,8 @@ static inline int sp_writer_stopped(sp_writer *w) {
 
 /* ---- reservations ------------------------------------------------------ */
 
-/* Out of line: commit, migrate or rent; NULL after an error. */
+/* Out of line: commit, migrate or rent (and tell the observer); NULL after
+** an error. */
 uint8_t *sp_writer_reserve_slow(sp_writer *w, size_t n);
 
 /* Returns room for at least n contiguous bytes at the write position, or

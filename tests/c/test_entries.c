@@ -1,14 +1,16 @@
 /*
-** test_entries.c -- the three entries and the documents' figures.
-** What each call allocates (per-thread counters), when the pools are
-** touched, migration at the scratch boundary, and the nested to_array case
-** of 000_*.txt in legacy and safe modes.
+** test_entries.c -- the three entries, their lifecycle and the documents'
+** figures. What each call allocates (per-thread counters), when the pools
+** are touched, migration at the scratch boundary, the nested to_array case
+** of 000_*.txt in legacy and safe modes, to_stream handing each segment
+** over as it fills, and the lifecycle's view, copy and pieces.
 */
 #include <stdlib.h>
 #include <string.h>
 
 #include "fixtures.h"
 #include "sp_test.h"
+#include "test_util.h"
 
 /* Private pools, so the counters below are this test's alone. */
 static sp_pool *arrays;
@@ -326,6 +328,123 @@ static void nested_after_migration_is_correct_in_both_modes(void) {
   sp_shutdown();
 }
 
+/* ---- the lifecycle and to_stream -------------------------------------------- */
+
+/* Fails every allocation while set. */
+static void *no_memory(void *ud, void *ptr, size_t osize, size_t nsize) {
+  (void)ud; (void)osize;
+  if (nsize == 0) free(ptr);
+  return NULL;
+}
+
+static void scratch_out_of_memory_is_an_error_not_a_silent_sequence(void) {
+  sp_value v = sp_int(1);
+  sp_bytes b;
+  sp_error e;
+  int64_t live;
+  pools_open();
+  sp_thread_cleanup();                     /* the next to_array must allocate the scratch */
+  live = sp_alloc_live_bytes();
+  sp_alloc_set_hook(no_memory, NULL);
+  CHECK(sp_to_array(sp_format_value, &v, &opts, &b, &e) == SP_E_NOMEM);
+  sp_alloc_set_hook(NULL, NULL);
+  CHECK(b.data == NULL && b.len == 0 && e.cause != NULL);
+  CHECK(seq_rents() == 0);                 /* no fall-back to a pooled sequence */
+  CHECK(sp_alloc_live_bytes() == live);
+  CHECK(sp_to_array(sp_format_value, &v, &opts, &b, NULL) == SP_OK && b.len == 1);
+  sp_bytes_free(&b);
+  pools_close();
+}
+
+/* Records what a sink got, and how many pool arrays were out at each call. */
+typedef struct recording_sink {
+  sp_buffer got;
+  int calls;
+  uint64_t most_out;
+} recording_sink;
+
+static int record_segment(void *ctx, const uint8_t *bytes, size_t len) {
+  recording_sink *r = ctx;
+  sp_pool_stats s;
+  sp_pool_stats_get(arrays, &s);
+  if (s.rents - s.returns > r->most_out) r->most_out = s.rents - s.returns;
+  r->calls++;
+  return append_sink(&r->got, bytes, len);
+}
+
+static void to_stream_hands_each_segment_over_as_it_fills(void) {
+  size_t n = 300000;                       /* over 3 of the pool's 80 KiB arrays */
+  recording_sink r = {{0}, 0, 0};
+  sp_bytes want = {0};
+  pools_open();
+  sp_buffer_init(&r.got);
+  CHECK(sp_to_array(raw_counting, &n, &opts, &want, NULL) == SP_OK);
+  CHECK(sp_to_stream(record_segment, &r, raw_counting, &n, &opts, NULL) == SP_OK);
+  CHECK_BYTES(r.got.data, r.got.len, want.data, want.len);
+  CHECK(r.calls >= 4);
+  CHECK(r.most_out == 1);                  /* one segment held at a time */
+  CHECK(adds_up(arrays, 0));
+  sp_buffer_free(&r.got);
+  sp_bytes_free(&want);
+  pools_close();
+}
+
+/* A message of 'n' counting bytes through the lifecycle of a to_array. */
+static void begin_counting(sp_entry *e, size_t *n) {
+  CHECK(sp_entry_begin_array(e, &opts) == SP_OK);
+  CHECK(sp_serialize(&e->w, raw_counting, n) == SP_OK);
+  CHECK(sp_entry_finish(e) == SP_OK);
+}
+
+static void entry_view_is_one_piece_without_a_copy_when_it_can_be(void) {
+  size_t sizes[3] = {100, 70000, 300000};  /* the scratch, one segment, several */
+  pools_open();
+  for (int i = 0; i < 3; i++) {
+    sp_entry e;
+    const uint8_t *data;
+    size_t len;
+    sp_alloc_stats a;
+    sp_bytes view;
+    int64_t live;
+    begin_counting(&e, &sizes[i]);                  /* warm: the scratch and the pools */
+    sp_entry_view(&e, &data, &len);
+    sp_entry_end(&e, NULL);
+    live = sp_alloc_live_bytes();
+    begin_counting(&e, &sizes[i]);
+    sp_alloc_stats_reset();
+    CHECK(sp_entry_view(&e, &data, &len) == SP_OK);
+    a = alloc_since();
+    CHECK(a.alloc_calls == (i == 2 ? 1u : 0u));    /* a copy only of several pieces */
+    view.data = (uint8_t *)data;
+    view.len = len;
+    CHECK(is_counting(&view, sizes[i]));
+    CHECK(sp_entry_end(&e, NULL) == SP_OK);
+    CHECK(sp_entry_end(&e, NULL) == SP_OK);         /* twice is harmless */
+    CHECK(sp_alloc_live_bytes() == live);
+  }
+  pools_close();
+}
+
+static void entry_pieces_are_the_message_in_order(void) {
+  size_t n = 300000, at = 0, k;
+  sp_entry e;
+  uint8_t *all = malloc(n);
+  sp_bytes joined = {all, 0};
+  pools_open();
+  begin_counting(&e, &n);
+  CHECK(sp_entry_pieces(&e) >= 3);
+  for (size_t i = 0; i < sp_entry_pieces(&e); i++) {
+    const uint8_t *p = sp_entry_piece(&e, i, &k);
+    if (k > 0 && at + k <= n) memcpy(all + at, p, k);
+    at += k;
+  }
+  joined.len = at;
+  CHECK(is_counting(&joined, n));
+  sp_entry_end(&e, NULL);
+  free(all);
+  pools_close();
+}
+
 int main(void) {
   SP_RUN(to_array_small_allocates_only_the_result_after_warmup);
   SP_RUN(to_output_and_to_stream_allocate_nothing_after_warmup);
@@ -339,6 +458,10 @@ int main(void) {
   SP_RUN(nested_to_array_is_safe_by_default);
   SP_RUN(nested_to_array_under_to_output_is_safe_in_both_modes);
   SP_RUN(nested_after_migration_is_correct_in_both_modes);
+  SP_RUN(scratch_out_of_memory_is_an_error_not_a_silent_sequence);
+  SP_RUN(to_stream_hands_each_segment_over_as_it_fills);
+  SP_RUN(entry_view_is_one_piece_without_a_copy_when_it_can_be);
+  SP_RUN(entry_pieces_are_the_message_in_order);
   sp_shutdown();
   return sp_test_summary();
 }

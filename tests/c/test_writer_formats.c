@@ -129,9 +129,60 @@ static void check_run(const run *r, write_fn fn, const void *ctx, const uint8_t 
   free(full);
 }
 
-/* The same bytes in every mode and migration point. */
+static void w_utf16(sp_writer *w, const void *c);
+
+/* ---- a fixed output --------------------------------------------------------- */
+
+#define GUARD 16
+
+/* Runs 'prefix' nils, then fn, over a fixed output of 'cap' bytes followed
+** by guard bytes. Returns the code; *len gets what the output committed. */
+static sp_code run_fixed(size_t cap, size_t prefix, write_fn fn, const void *ctx, uint8_t *mem,
+                         size_t *len) {
+  sp_buffer fixed;
+  sp_output o;
+  sp_writer w;
+  sp_code code;
+  memset(mem, 0xa5, cap + GUARD);
+  sp_buffer_init(&fixed);
+  fixed.data = mem;
+  fixed.cap = cap;
+  o = sp_fixed_output(&fixed);
+  sp_writer_init_output(&w, &o);
+  for (size_t i = 0; i < prefix; i++) sp_write_nil(&w);
+  fn(&w, ctx);
+  code = sp_writer_flush(&w);
+  sp_writer_release(&w);
+  *len = fixed.len;
+  return code;
+}
+
+static int guard_intact(const uint8_t *mem, size_t cap) {
+  for (size_t i = cap; i < cap + GUARD; i++)
+    if (mem[i] != 0xa5) return 0;
+  return 1;
+}
+
+/* The nils, then fn, into a fixed output of exactly their size. */
+static void check_fixed_exact(write_fn fn, const void *ctx, const uint8_t *want, size_t n,
+                              size_t prefix, int line) {
+  uint8_t *mem = xmalloc(prefix + n + GUARD);
+  size_t len = 0;
+  int ok = CHECK(run_fixed(prefix + n, prefix, fn, ctx, mem, &len) == SP_OK);
+  ok &= CHECK(len == prefix + n) && CHECK_BYTES(mem + prefix, len - prefix, want, n);
+  ok &= CHECK(guard_intact(mem, prefix + n));
+  if (!ok) fprintf(stderr, "      in a fixed output of exactly %zu bytes, case at line %d\n", prefix + n, line);
+  free(mem);
+}
+
+/* The same bytes in every mode and migration point, and into a fixed
+** output of exactly the message's size. sp_write_str_utf16 is left out of
+** the last: it reserves its worst case (3 bytes a unit) in one piece. */
 static void expect_all(write_fn fn, const void *ctx, const uint8_t *want, size_t n, int line) {
   for (size_t i = 0; i < NRUNS; i++) check_run(&RUNS[i], fn, ctx, want, n, line);
+  if (fn == w_utf16) return;
+  check_fixed_exact(fn, ctx, want, n, 0, line);
+  check_fixed_exact(fn, ctx, want, n, 3, line);
 }
 
 /* Expected = a header written by hand, then the body as given. */
@@ -731,41 +782,13 @@ static void big_str_and_bin_keep_header_and_body_across_segments(void) {
 
 /* ---- a fixed output that is too small --------------------------------------- */
 
-#define GUARD 16
-
-/* Runs fn over a fixed output of 'cap' bytes followed by guard bytes.
-** Returns the code; *len gets what the output committed. */
-static sp_code run_fixed(size_t cap, write_fn fn, const void *ctx, uint8_t *mem, size_t *len) {
-  sp_buffer fixed;
-  sp_output o;
-  sp_writer w;
-  sp_code code;
-  memset(mem, 0xa5, cap + GUARD);
-  sp_buffer_init(&fixed);
-  fixed.data = mem;
-  fixed.cap = cap;
-  o = sp_fixed_output(&fixed);
-  sp_writer_init_output(&w, &o);
-  fn(&w, ctx);
-  code = sp_writer_flush(&w);
-  sp_writer_release(&w);
-  *len = fixed.len;
-  return code;
-}
-
-static int guard_intact(const uint8_t *mem, size_t cap) {
-  for (size_t i = cap; i < cap + GUARD; i++)
-    if (mem[i] != 0xa5) return 0;
-  return 1;
-}
-
 /* Too small: SP_E_BUFFER_TOO_SMALL, nothing past the array, and whatever was
 ** committed is a true prefix of the full encoding. */
 static void fixed_too_small(size_t cap, write_fn fn, const void *ctx, const uint8_t *want,
                             size_t n, int line) {
   uint8_t *mem = xmalloc(cap + GUARD);
   size_t len = 0;
-  sp_code code = run_fixed(cap, fn, ctx, mem, &len);
+  sp_code code = run_fixed(cap, 0, fn, ctx, mem, &len);
   int ok = CHECK(code == SP_E_BUFFER_TOO_SMALL);
   ok &= CHECK(len <= cap && len < n);
   ok &= CHECK(guard_intact(mem, cap));
@@ -821,7 +844,7 @@ static void fixed_output_can_fill_to_its_last_byte(void) {
   span s = {body, 40};
   size_t len = 0;
   memcpy(want + 2, body, 40);
-  CHECK(run_fixed(42, w_str, &s, mem, &len) == SP_OK);
+  CHECK(run_fixed(42, 0, w_str, &s, mem, &len) == SP_OK);
   CHECK_BYTES(mem, len, want, 42);
   CHECK(guard_intact(mem, 42));
   free(mem);
@@ -830,11 +853,15 @@ static void fixed_output_can_fill_to_its_last_byte(void) {
 
 /* ---- sticky errors ---------------------------------------------------------- */
 
+/* A value the worst case of which does not fit is staged in the writer:
+** the output error comes when its real size is known (the next span or the
+** flush), and then stays. */
 static void error_stays_output_after_fixed_output_failure(void) {
-  uint8_t mem[4 + GUARD];
+  uint8_t mem[4 + GUARD], body[20] = {0};
   sp_buffer fixed;
   sp_output o;
   sp_writer w;
+  uint64_t at;
   memset(mem, 0xa5, sizeof mem);
   sp_buffer_init(&fixed);
   fixed.data = mem;
@@ -842,9 +869,11 @@ static void error_stays_output_after_fixed_output_failure(void) {
   o = sp_fixed_output(&fixed);
   sp_writer_init_output(&w, &o);
   sp_write_nil(&w);
-  sp_write_uint(&w, (uint64_t)1 << 32);             /* needs 9 bytes: SP_E_BUFFER_TOO_SMALL */
+  sp_write_uint(&w, (uint64_t)1 << 32);             /* 5 bytes: 6 in all, 4 fit */
+  CHECK(w.err.code == SP_OK);
+  sp_write_raw(&w, body, sizeof body);              /* the next span: SP_E_BUFFER_TOO_SMALL */
   CHECK(w.err.code == SP_E_BUFFER_TOO_SMALL);
-  CHECK(sp_writer_length(&w) == 1);
+  at = sp_writer_length(&w);
   sp_write_timestamp(&w, 0, 2000000000u);           /* would be SP_E_VALUE_RANGE */
   sp_write_nil(&w);
   sp_write_str(&w, "abc", 3);
@@ -852,13 +881,29 @@ static void error_stays_output_after_fixed_output_failure(void) {
   sp_write_ext(&w, 1, "abcd", 4);
   sp_write_raw(&w, "x", 1);
   CHECK(w.err.code == SP_E_BUFFER_TOO_SMALL);
-  CHECK(sp_writer_length(&w) == 1);
+  CHECK(sp_writer_length(&w) == at);                /* nothing written after it */
   CHECK(sp_writer_flush(&w) == SP_E_BUFFER_TOO_SMALL);
-  CHECK(fixed.len <= 1);
-  CHECK(mem[0] == 0xc0 || fixed.len == 0);
+  CHECK(fixed.len == 1 && mem[0] == 0xc0);
   CHECK(mem[1] == 0xa5 && mem[2] == 0xa5 && mem[3] == 0xa5);   /* nothing after the nil */
   CHECK(guard_intact(mem, 4));
   sp_writer_release(&w);
+}
+
+/* [1] is 91 01: a 5-byte array header reservation and a 9-byte int one,
+** neither of which a 2-byte output can give. */
+static void w_one_array(sp_writer *w, const void *c) {
+  (void)c;
+  sp_write_array_header(w, 1);
+  sp_write_int(w, 1);
+}
+
+static void one_element_array_fills_a_two_byte_fixed_output(void) {
+  static const uint8_t want[] = {0x91, 0x01};
+  uint8_t mem[2 + GUARD];
+  size_t len = 0;
+  CHECK(run_fixed(2, 0, w_one_array, NULL, mem, &len) == SP_OK);
+  CHECK_BYTES(mem, len, want, sizeof want);
+  CHECK(guard_intact(mem, 2));
 }
 
 /* Inside every mode: the first error (SP_E_VALUE_RANGE) stays, and nothing more
@@ -915,6 +960,23 @@ static void lengths_past_4gib_are_limit_errors_without_reading(void) {
 #endif
 }
 
+/* The fixed-size schema path starts a writer over no memory at all. Clang's
+** UBSan reports NULL + 0 (it is undefined), so the writer must not compute
+** it; the first reservation then migrates as with any full scratch. */
+static void array_writer_over_no_memory_starts_empty_and_migrates(void) {
+  sp_writer w;
+  sp_buffer out;
+  sp_writer_init_array(&w, NULL, 0, NULL);
+  CHECK(w.cur == NULL && w.end == NULL && w.base == NULL && sp_writer_length(&w) == 0);
+  sp_write_nil(&w);
+  CHECK(sp_writer_flush(&w) == SP_OK && w.mode == SP_MODE_SEQUENCE);
+  sp_buffer_init(&out);
+  collect(&w, NULL, &out);
+  CHECK(out.len == 1 && out.data[0] == 0xc0);
+  sp_buffer_free(&out);
+  sp_writer_release(&w);
+}
+
 int main(void) {
   SP_RUN(nil_is_c0);
   SP_RUN(bools_are_c2_and_c3_any_nonzero_is_true);
@@ -969,6 +1031,8 @@ int main(void) {
   SP_RUN(fixed_output_too_small_for_utf16_never_overruns);
   SP_RUN(fixed_output_can_fill_to_its_last_byte);
   SP_RUN(error_stays_output_after_fixed_output_failure);
+  SP_RUN(one_element_array_fills_a_two_byte_fixed_output);
+  SP_RUN(array_writer_over_no_memory_starts_empty_and_migrates);
   SP_RUN(first_error_wins_and_later_writes_are_noops);
   SP_RUN(lengths_past_4gib_are_limit_errors_without_reading);
   sp_shutdown();   /* the default pools go, so ASan's leak check sees nothing held */

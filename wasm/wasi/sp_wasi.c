@@ -1,7 +1,8 @@
 /*
 ** sp_wasi.c -- the C core as a WASI reactor for non-JS WebAssembly hosts.
 ** Owns: the exported entry points below and the handles they use. Must not
-** touch: encodings (it calls sp_write_*) or pool internals.
+** touch: encodings (it calls sp_write_*), the entries' insides (a handle is
+** a to_array entry of sp_serialize.h) or pool internals.
 **
 ** A host (wasmtime, wasmer, WAMR, node:wasi, ...) instantiates
 ** scratchpack-wasi.wasm with WASI preview 1, calls _initialize once, then:
@@ -25,13 +26,11 @@
 #include <string.h>
 
 #include "scratchpack.h"
-#include "sp_bulk.h"
-#include "sp_scratch.h"
 
 #define EXPORT(name) __attribute__((export_name(#name))) name
 
 typedef struct sp_handle {
-  sp_writer w;
+  sp_entry e;
   sp_bytes result;
 } sp_handle;
 
@@ -42,43 +41,36 @@ void EXPORT(sp_free_bytes)(uint8_t *p, size_t n) {
   sp_bytes_free(&b);
 }
 
-/* A writer into this thread's scratch, or a pooled sequence when a writer
-** made earlier still holds the scratch. */
+/* A to_array entry: this thread's scratch, or a pooled sequence when a
+** writer made earlier still holds the scratch. NULL on no memory for the
+** handle; no memory for the scratch is the handle's sticky error. */
 sp_handle *EXPORT(sp_w_new)(void) {
   sp_handle *h = sp_malloc(sizeof *h);
-  int fresh;
-  sp_scratch *s;
   if (h == NULL) return NULL;
   memset(&h->result, 0, sizeof h->result);
-  s = sp_scratch_acquire(SP_SCRATCH_DEFAULT, 0, &fresh);
-  if (s != NULL) {
-    sp_writer_init_array(&h->w, s->data, s->size, NULL);
-    h->w.scratch = s;
-  } else {
-    sp_writer_init_sequence(&h->w, NULL);
-  }
+  sp_entry_begin_array(&h->e, NULL);
   return h;
 }
 
-void EXPORT(sp_w_nil)(sp_handle *h) { sp_write_nil(&h->w); }
-void EXPORT(sp_w_bool)(sp_handle *h, int b) { sp_write_bool(&h->w, b); }
-void EXPORT(sp_w_int)(sp_handle *h, int64_t v) { sp_write_int(&h->w, v); }
-void EXPORT(sp_w_uint)(sp_handle *h, uint64_t v) { sp_write_uint(&h->w, v); }
-void EXPORT(sp_w_f32)(sp_handle *h, float v) { sp_write_float(&h->w, v); }
-void EXPORT(sp_w_f64)(sp_handle *h, double v) { sp_write_double(&h->w, v); }
-void EXPORT(sp_w_str)(sp_handle *h, const char *p, size_t n) { sp_write_str(&h->w, p, n); }
-void EXPORT(sp_w_bin)(sp_handle *h, const void *p, size_t n) { sp_write_bin(&h->w, p, n); }
-void EXPORT(sp_w_array)(sp_handle *h, uint32_t n) { sp_write_array_header(&h->w, n); }
-void EXPORT(sp_w_map)(sp_handle *h, uint32_t n) { sp_write_map_header(&h->w, n); }
+void EXPORT(sp_w_nil)(sp_handle *h) { sp_write_nil(&h->e.w); }
+void EXPORT(sp_w_bool)(sp_handle *h, int b) { sp_write_bool(&h->e.w, b); }
+void EXPORT(sp_w_int)(sp_handle *h, int64_t v) { sp_write_int(&h->e.w, v); }
+void EXPORT(sp_w_uint)(sp_handle *h, uint64_t v) { sp_write_uint(&h->e.w, v); }
+void EXPORT(sp_w_f32)(sp_handle *h, float v) { sp_write_float(&h->e.w, v); }
+void EXPORT(sp_w_f64)(sp_handle *h, double v) { sp_write_double(&h->e.w, v); }
+void EXPORT(sp_w_str)(sp_handle *h, const char *p, size_t n) { sp_write_str(&h->e.w, p, n); }
+void EXPORT(sp_w_bin)(sp_handle *h, const void *p, size_t n) { sp_write_bin(&h->e.w, p, n); }
+void EXPORT(sp_w_array)(sp_handle *h, uint32_t n) { sp_write_array_header(&h->e.w, n); }
+void EXPORT(sp_w_map)(sp_handle *h, uint32_t n) { sp_write_map_header(&h->e.w, n); }
 void EXPORT(sp_w_ext)(sp_handle *h, int type, const void *p, size_t n) {
-  sp_write_ext(&h->w, (int8_t)type, p, n);
+  sp_write_ext(&h->e.w, (int8_t)type, p, n);
 }
 void EXPORT(sp_w_timestamp)(sp_handle *h, int64_t sec, uint32_t nsec) {
-  sp_write_timestamp(&h->w, sec, nsec);
+  sp_write_timestamp(&h->e.w, sec, nsec);
 }
 
 void EXPORT(sp_w_numeric)(sp_handle *h, int kind, const void *p, size_t n) {
-  sp_writer *w = &h->w;
+  sp_writer *w = &h->e.w;
   switch (kind) {
     case 0: sp_write_i8_array(w, p, n); break;
     case 1: sp_write_u8_array(w, p, n); break;
@@ -95,33 +87,22 @@ void EXPORT(sp_w_numeric)(sp_handle *h, int kind, const void *p, size_t n) {
 }
 
 /* The message in one exact-size block the caller owns (sp_free_bytes), or
-** NULL after an error. The writer gives its scratch / sequence back. */
+** NULL after an error. The entry ends: its scratch / sequence go back. */
 uint8_t *EXPORT(sp_w_finish)(sp_handle *h) {
-  sp_writer *w = &h->w;
-  uint64_t len = sp_writer_length(w);
-  if (sp_writer_flush(w) == SP_OK && len > 0) {
-    if ((h->result.data = sp_malloc((size_t)len)) == NULL) {
-      sp_writer_fail(w, SP_E_NOMEM, "no memory for the result", __func__);
-    } else {
-      h->result.len = (size_t)len;
-      if (w->mode == SP_MODE_SCRATCH) memcpy(h->result.data, w->base, h->result.len);
-      else sp_seq_copy_to(w->seq, h->result.data);
-    }
-  }
-  sp_writer_release(w);
-  return w->err.code == SP_OK ? h->result.data : NULL;
+  if (sp_entry_finish(&h->e) == SP_OK) sp_entry_copy(&h->e, &h->result);
+  return sp_entry_end(&h->e, NULL) == SP_OK ? h->result.data : NULL;
 }
 
 size_t EXPORT(sp_w_result_len)(const sp_handle *h) { return h->result.len; }
-int EXPORT(sp_w_error)(const sp_handle *h) { return (int)h->w.err.code; }
+int EXPORT(sp_w_error)(const sp_handle *h) { return (int)h->e.w.err.code; }
 const char *EXPORT(sp_w_cause)(const sp_handle *h) {
-  return h->w.err.cause ? h->w.err.cause : "";
+  return h->e.w.err.cause ? h->e.w.err.cause : "";
 }
 
 /* Frees the handle (not the result, which is the caller's). */
 void EXPORT(sp_w_free)(sp_handle *h) {
   if (h == NULL) return;
-  sp_writer_release(&h->w);
+  sp_entry_end(&h->e, NULL);
   sp_free(h, sizeof *h);
 }
 

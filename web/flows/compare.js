@@ -33,7 +33,7 @@ export default {
   cases: [
     { id: 'array', label: 'byte[] (to_array)', entry: 0, lines: [0], text: 'Writes into the thread\'s 64 KiB scratch; over it, migrates to a pooled sequence; then copies the result into a new array.' },
     { id: 'output', label: 'IBufferWriter (to_output)', entry: 1, lines: [2, 3], text: 'Writes straight into the caller\'s buffer, reused from call to call.' },
-    { id: 'stream', label: 'Stream (to_stream)', entry: 2, lines: [5, 6], text: 'Rents a sequence, writes it all, hands each segment to the stream, returns the sequence.' },
+    { id: 'stream', label: 'Stream (to_stream)', entry: 2, lines: [5, 6], text: 'Writes into pooled segments, one at a time: each goes to the stream as soon as it is full, then back to the pool.' },
   ],
   inputs: [
     { name: 'calls', label: 'Measured calls', type: 'select', default: '2000',
@@ -72,7 +72,7 @@ export default {
           why: `The small object (Small {7, "inner", 1.5}): ${fmt(written)} bytes written into ${where}: ${hex(sample, 17)}.` });
         walk.emit({ line: last, frames, name: 'handed-out',
           why: e.kind === 'COPY_OUT' ? `Copies them into a new array of exactly ${fmt(fact.size)} bytes: the one allocation of the call.`
-            : e.kind === 'SINK' ? `Hands the segment (${fmt(fact.size)} B) to the stream, then returns the sequence to the pool.`
+            : e.kind === 'SINK' ? `Hands the segment (${fmt(fact.size)} B) to the stream, then gives it back to the pool.`
               : 'Commits them to the caller\'s buffer. Nothing was allocated.' });
         while (!walk.done()) walk.next();
       }

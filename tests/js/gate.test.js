@@ -1,0 +1,71 @@
+// The gate between the package and C (wasm/sp_wasm.c): the span record JS
+// reads is the one C lays out, a C job's span is what the entry took, and
+// the pool can be configured again without leaking.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+
+import { createScratchpack, decode } from '../../js/index.js';
+import { Heap, HeapSink, SPAN, checkSpanLayout } from '../../js/sinks.js';
+
+for (const wasm of ['threads', 'single']) {
+  test(`${wasm} build: C's span record has the offsets js/sinks.js reads`, async () => {
+    const sp = await createScratchpack({ wasm });
+    const m = sp._m, heap = new Heap(m);
+    const p = m._sp_wasm_span_layout() >> 2;
+    assert.deepEqual([...heap.u32.subarray(p, p + 6)], [SPAN.size, SPAN.cur, SPAN.end, SPAN.base, SPAN.mode, SPAN.scratch]);
+    assert.doesNotThrow(() => checkSpanLayout(m, heap));
+    sp.close();
+  });
+}
+
+test('a module whose span record differs is refused when it loads', async () => {
+  const sp = await createScratchpack({ wasm: 'single' });
+  const m = sp._m, heap = new Heap(m);
+  const fake = m._sp_wasm_alloc(24);
+  heap.u32.set([16, 0, 8, 4, 12, 0], fake >> 2);          // end and base swapped
+  assert.throws(() => checkSpanLayout({ _sp_wasm_span_layout: () => fake }, heap), { code: 'INTERNAL' });
+  m._sp_wasm_free(fake, 24);
+  sp.close();
+});
+
+test('a job\'s span after begin is the thread\'s scratch, read through the record', async () => {
+  const sp = await createScratchpack({ wasm: 'single', scratchSize: 4096 });
+  const m = sp._m, heap = new Heap(m), s = new HeapSink(heap, m._sp_wasm_job_new());
+  s.beginArray(4096);
+  assert.equal(s.inScratch(), true);
+  assert.equal(s.base(), s.pos);
+  assert.equal(s.end - s.pos, 4096);
+  s.u8[s.pos++] = 0xc3;                                    // true, written by JS
+  assert.deepEqual([...s.copyOut()], [0xc3]);
+  s.more(8192);                                            // past the scratch: migrates
+  assert.equal(s.inScratch(), false);
+  assert.ok(s.end - s.pos >= 8192);
+  assert.deepEqual([...s.segments()], [Uint8Array.of(0xc3)]);
+  s.release();
+  sp.close();
+});
+
+test('the sink\'s view() is the DataView the writer asks for, and the lease view is separate', async () => {
+  const sp = await createScratchpack({ wasm: 'single' });
+  const s = new HeapSink(new Heap(sp._m), sp._m._sp_wasm_job_new());
+  assert.ok(s.view() instanceof DataView);
+  s.beginArray(65536);
+  s.u8[s.pos++] = 0xc0;
+  const bytes = s.messageView();
+  assert.ok(bytes instanceof Uint8Array);
+  assert.deepEqual([...bytes], [0xc0]);
+  s.release();
+  sp.close();
+});
+
+test('configuring the pool a second time frees the first pool', async () => {
+  const sp = await createScratchpack({ wasm: 'single', pool: 'bucket', scratchSize: 8 });
+  sp.stats();                                              // its own block, allocated once
+  const live = sp.stats().liveBytes;
+  assert.equal(sp._m._sp_wasm_configure(0, 80 * 1024, 100, 0), 0);
+  assert.equal(sp.stats().liveBytes, live);                // the same pool again, the first one freed
+  const big = 'x'.repeat(100);
+  assert.equal(decode(sp.encode(big)), big);               // past the 8-byte scratch: the new pool serves
+  assert.equal(sp.stats().sequences.rents, 1);
+  sp.close();
+});
