@@ -165,29 +165,10 @@ EXPORT size_t sp_wasm_error_offset(const sp_wasm_job *job) { return job->entry.w
 
 /* ---- bulk numeric arrays -------------------------------------------------- */
 
-/* Element kinds, as js/typed.js numbers them. */
-enum { K_I8, K_U8, K_I16, K_U16, K_I32, K_U32, K_F32, K_F64, K_I64, K_U64 };
-
-static void write_array(sp_writer *w, int kind, const void *src, size_t n) {
-  switch (kind) {
-    case K_I8: sp_write_i8_array(w, src, n); break;
-    case K_U8: sp_write_u8_array(w, src, n); break;
-    case K_I16: sp_write_i16_array(w, src, n); break;
-    case K_U16: sp_write_u16_array(w, src, n); break;
-    case K_I32: sp_write_i32_array(w, src, n); break;
-    case K_U32: sp_write_u32_array(w, src, n); break;
-    case K_F32: sp_write_f32_array(w, src, n); break;
-    case K_F64: sp_write_f64_array(w, src, n); break;
-    case K_I64: sp_write_i64_array(w, src, n); break;
-    case K_U64: sp_write_u64_array(w, src, n); break;
-    default: sp_writer_fail(w, SP_E_INVALID_ARGUMENT, "unknown array element kind", __func__);
-  }
-}
-
 /* A whole array (header and elements) from n elements staged at src. */
 EXPORT int sp_wasm_write_array(sp_wasm_job *job, int kind, const void *src, size_t n) {
   sp_writer *w = span_in(job);
-  write_array(w, kind, src, n);
+  sp_write_numeric_array(w, (sp_num_kind)kind, src, n);
   return span_out(job, w->err.code);
 }
 
@@ -201,19 +182,7 @@ EXPORT size_t sp_wasm_read_array(int kind, const uint8_t *src, size_t len, void 
   uint32_t n = 0;
   int ok;
   sp_reader_init(&r, src, len);
-  switch (kind) {
-    case K_I8: ok = sp_read_i8_array(&r, dst, cap, &n); break;
-    case K_U8: ok = sp_read_u8_array(&r, dst, cap, &n); break;
-    case K_I16: ok = sp_read_i16_array(&r, dst, cap, &n); break;
-    case K_U16: ok = sp_read_u16_array(&r, dst, cap, &n); break;
-    case K_I32: ok = sp_read_i32_array(&r, dst, cap, &n); break;
-    case K_U32: ok = sp_read_u32_array(&r, dst, cap, &n); break;
-    case K_F32: ok = sp_read_f32_array(&r, dst, cap, &n); break;
-    case K_F64: ok = sp_read_f64_array(&r, dst, cap, &n); break;
-    case K_I64: ok = sp_read_i64_array(&r, dst, cap, &n); break;
-    case K_U64: ok = sp_read_u64_array(&r, dst, cap, &n); break;
-    default: ok = 0;
-  }
+  ok = sp_read_numeric_array(&r, (sp_num_kind)kind, dst, cap, &n);
   return ok && n == cap ? (size_t)sp_reader_offset(&r) : 0;
 }
 
@@ -338,7 +307,7 @@ EXPORT void sp_wasm_task_free(sp_wasm_task *t) { sp_free(t, sizeof *t); }
 
 static int format_task(sp_writer *w, const void *value) {
   const sp_wasm_task *t = value;
-  write_array(w, t->kind, t->src, t->n);
+  sp_write_numeric_array(w, (sp_num_kind)t->kind, t->src, t->n);
   return 0;
 }
 

@@ -77,7 +77,7 @@ int sp_read_f64_array(sp_reader *r, double *dst, size_t cap, uint32_t *n);
 ** SP_E_INVALID_ARGUMENT and returns 0. (sp_bulk_kind.c) */
 int sp_read_numeric_array(sp_reader *r, sp_num_kind kind, void *dst, size_t cap, uint32_t *n);
 
-/* The int32 encoder in use: "simd128", "sse2" or "scalar". */
+/* The int32 encoder in use: "simd128", "ssse3" or "scalar". */
 const char *sp_bulk_i32_kernel(void);
 
 /* Forces the scalar int32 encoder (1) or the best available (0); for tests

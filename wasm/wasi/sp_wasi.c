@@ -70,20 +70,7 @@ void EXPORT(sp_w_timestamp)(sp_handle *h, int64_t sec, uint32_t nsec) {
 }
 
 void EXPORT(sp_w_numeric)(sp_handle *h, int kind, const void *p, size_t n) {
-  sp_writer *w = &h->e.w;
-  switch (kind) {
-    case 0: sp_write_i8_array(w, p, n); break;
-    case 1: sp_write_u8_array(w, p, n); break;
-    case 2: sp_write_i16_array(w, p, n); break;
-    case 3: sp_write_u16_array(w, p, n); break;
-    case 4: sp_write_i32_array(w, p, n); break;
-    case 5: sp_write_u32_array(w, p, n); break;
-    case 6: sp_write_f32_array(w, p, n); break;
-    case 7: sp_write_f64_array(w, p, n); break;
-    case 8: sp_write_i64_array(w, p, n); break;
-    case 9: sp_write_u64_array(w, p, n); break;
-    default: sp_writer_fail(w, SP_E_INVALID_ARGUMENT, "unknown numeric kind", __func__);
-  }
+  sp_write_numeric_array(&h->e.w, (sp_num_kind)kind, p, n);
 }
 
 /* The message in one exact-size block the caller owns (sp_free_bytes), or
