@@ -67,6 +67,7 @@ export class Scratchpack {
     configurePool(m, o.pool);
     this._tasks = new Tasks(this._heap, o.scratchSize);
     this.threads = o.threads > 0 ? m._sp_wasm_workers_start(o.threads) : 0;
+    this._tasks.workers = this.threads;
     unrefWorkers(m);
     this._bulkBuffer = 0;
     this._bulkJob = 0;

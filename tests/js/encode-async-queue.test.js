@@ -1,0 +1,110 @@
+// encodeAsync queues: any number of concurrent calls succeed with bounded
+// staging in WASM, with worker threads and without (the pthread build with
+// threads: 0, and the single-threaded build); queued calls can be
+// cancelled, close() rejects them, and a call that finds the heap full
+// waits for the others instead of failing.
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+
+import { createScratchpack } from '../../js/index.js';
+import { QUEUE_MAX_BYTES, taskCost } from '../../js/tasks.js';
+
+const kinds = [{ threads: 2 }, { threads: 0 }, { wasm: 'single' }];
+
+describe('1,000 concurrent encodeAsync calls all succeed', () => {
+  for (const options of kinds) {
+    test(JSON.stringify(options), { timeout: 120000 }, async () => {
+      const sp = await createScratchpack(options);
+      const input = Float64Array.from({ length: 100000 }, (_, i) => i / 3);
+      const want = sp.encode(input);
+      const before = sp.stats().heap.used;
+      let most = 0;
+      const sample = setInterval(() => { most = Math.max(most, sp.stats().heap.used - before); }, 2);
+      const results = await Promise.allSettled(Array.from({ length: 1000 }, () => sp.encodeAsync(input)));
+      clearInterval(sample);
+      const failed = results.filter((r) => r.status === 'rejected');
+      assert.equal(failed.length, 0, failed[0]?.reason?.message);
+      for (const r of results) assert.deepEqual(r.value, want);
+      const q = sp._tasks.counts();
+      assert.equal(q.waiting + q.running + q.stagedBytes, 0);
+      assert.ok(q.peakStagedBytes <= QUEUE_MAX_BYTES, `${q.peakStagedBytes} bytes staged at once`);
+      assert.ok(q.peakStagedBytes <= q.maxTasks * taskCost(input));
+      assert.ok(most < QUEUE_MAX_BYTES, `the heap grew by ${most} bytes`);
+      sp.close();
+    });
+  }
+});
+
+test('a call bigger than the staging bound runs alone; smaller ones wait for it', async () => {
+  const sp = await createScratchpack({ threads: 2 });
+  sp._tasks.maxBytes = 4 << 20;
+  const big = new Float64Array(1 << 20);                    // 26 MB estimated: over the bound
+  const small = Int32Array.from({ length: 1000 }, (_, i) => i);
+  const out = await Promise.all([sp.encodeAsync(small), sp.encodeAsync(big), sp.encodeAsync(small)]);
+  assert.deepEqual(out[1], sp.encode(big));
+  assert.deepEqual(out[2], sp.encode(small));
+  assert.equal(sp._tasks.counts().peakStagedBytes, taskCost(big));
+  sp.close();
+});
+
+test('without worker threads a call resolves later, one task per event-loop turn', async () => {
+  const sp = await createScratchpack({ threads: 0 });
+  const order = [];
+  const a = sp.encodeAsync(Int16Array.of(1, 2)).then(() => order.push('a'));
+  const b = sp.encodeAsync(Int16Array.of(3)).then(() => order.push('b'));
+  setImmediate(() => order.push('turn'));
+  assert.deepEqual(order, []);                              // nothing ran synchronously
+  await Promise.all([a, b]);
+  assert.deepEqual(order, ['a', 'turn', 'b']);
+  sp.close();
+});
+
+for (const options of [{ threads: 1 }, { threads: 0 }]) {
+  test(`an aborted queued call leaves the queue with CANCELLED, the rest complete (${JSON.stringify(options)})`, async () => {
+    const sp = await createScratchpack(options);
+    const input = new Float64Array(200000);
+    const controllers = Array.from({ length: 20 }, () => new AbortController());
+    const calls = controllers.map((c) => sp.encodeAsync(input, { signal: c.signal }));
+    const waiting = sp._tasks.counts().waiting;
+    assert.ok(waiting >= 18, `${waiting} waiting`);
+    controllers[15].abort();
+    assert.equal(sp._tasks.counts().waiting, waiting - 1);  // gone at once, before it ever ran
+    const results = await Promise.allSettled(calls);
+    assert.equal(results[15].reason?.code, 'CANCELLED');
+    assert.deepEqual(results.filter((r) => r.status === 'rejected').length, 1);
+    sp.close();
+  });
+}
+
+test('close() rejects queued calls with CANCELLED', async () => {
+  for (const options of [{ threads: 1 }, { threads: 0 }]) {
+    const sp = await createScratchpack(options);
+    const calls = Array.from({ length: 10 }, () => sp.encodeAsync(new Float64Array(300000)));
+    sp.close();
+    const results = await Promise.allSettled(calls);
+    assert.ok(results.every((r) => r.status === 'rejected' && r.reason.code === 'CANCELLED'),
+      results.map((r) => r.reason?.code ?? 'resolved').join());
+  }
+});
+
+test('a call that finds the heap full waits for the calls in flight, then runs alone', async () => {
+  const sp = await createScratchpack({ threads: 2 });
+  const m = sp._m;
+  m._sp_wasm_free(m._sp_wasm_alloc(8), 8);      // Emscripten binds an export on its first call: bind it now
+  const alloc = m._sp_wasm_alloc;
+  let refusals = 0;
+  // The heap has room for one staged array at a time: a second is refused.
+  m._sp_wasm_alloc = (n) => {
+    if (n >= 100000 && sp._tasks.counts().running > 0) { refusals++; return 0; }
+    return alloc(n);
+  };
+  try {
+    const input = Uint32Array.from({ length: 50000 }, (_, i) => i * 77);
+    const out = await Promise.all(Array.from({ length: 12 }, () => sp.encodeAsync(input)));
+    assert.ok(refusals > 0);
+    for (const b of out) assert.deepEqual(b, sp.encode(input));
+  } finally {
+    m._sp_wasm_alloc = alloc;
+    sp.close();
+  }
+});
