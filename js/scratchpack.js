@@ -6,10 +6,11 @@
 // (sinks.js and tasks.js speak to sp_wasm.c).
 
 import { decodeDefaults, decodeOptions, decodeValue } from './decoder.js';
+import { streamEncode } from './encode-stream.js';
 import { ScratchpackError, codes, finishEncodeError } from './errors.js';
 import { Lease } from './lease.js';
 import { Heap, HeapSink, TargetSink, checkSpanLayout, jobFailure } from './sinks.js';
-import { writeChunks } from './stream.js';
+import { openWritable } from './stream.js';
 import { Tasks } from './tasks.js';
 import { KIND, kindOfCtor, numericKind } from './typed.js';
 import { canUseThreads, endWorkers, loadModule, unrefWorkers } from './wasm.js';
@@ -179,26 +180,23 @@ export class Scratchpack {
   }
 
   /**
-   * Encodes value completely into pooled segments, then writes them to a
-   * Node Writable or a WHATWG WritableStream (to_stream). Resolves to the
-   * number of bytes written.
+   * Encodes value to a Node Writable or a WHATWG WritableStream (to_stream)
+   * while it walks it: big containers element by element, each segment
+   * handed over (a copy) as soon as the writer moves past it, waiting while
+   * the writable asks to (encode-stream.js). Resolves to the number of
+   * bytes written once the writable has accepted them all; on an error the
+   * writable has received a prefix of the message.
    */
   async encodeToStream(value, writable) {
     this._open();
+    const out = openWritable(writable);
     const s = this._takeSink();
-    let chunks;
     try {
-      s.beginStream();
-      encodeWith(s, value, this._maxDepth);
-      chunks = s.segments();
-    } catch (e) {
-      throw finishEncodeError(e);
+      return await streamEncode(s, value, out, this._maxDepth, () => this._closed);
     } finally {
       s.release();
       this._sinks.push(s);
     }
-    await writeChunks(writable, chunks);
-    return chunks.reduce((n, c) => n + c.length, 0);
   }
 
   /**

@@ -1,48 +1,100 @@
 // stream.js -- hands encoded chunks to a Node Writable or a WHATWG WritableStream.
-// Owns: back-pressure and error handling of both stream kinds. Must not
-// touch: encoding; it gets finished chunks the caller may keep.
+// Owns: telling the two kinds apart, back-pressure (Node: write() returned
+// false -> 'drain'; WHATWG: writer.ready) and the stream's errors and early
+// close. Must not touch: encoding; it gets finished chunks the stream may keep.
 
 import { ScratchpackError, codes } from './errors.js';
 
-/** Writes chunks in order, honouring back-pressure; resolves when all were accepted. */
-export async function writeChunks(writable, chunks) {
-  if (writable && typeof writable.getWriter === 'function') return writeWhatwg(writable, chunks);
+/**
+ * The writable as { write(chunk), done(), release() }: write() returns a
+ * promise when the caller must wait before the next chunk (back-pressure)
+ * and undefined when it may go on; done() resolves once every chunk was
+ * accepted; release() lets go of the stream (listeners, the writer's lock)
+ * whatever happened. Throws INVALID_ARGUMENT for anything else.
+ */
+export function openWritable(writable) {
+  if (writable && typeof writable.getWriter === 'function') return new WhatwgOut(writable.getWriter());
   if (writable && typeof writable.write === 'function' && typeof writable.once === 'function')
-    return writeNode(writable, chunks);
+    return new NodeOut(writable);
   throw new ScratchpackError(codes.INVALID_ARGUMENT,
     'encodeToStream needs a Node Writable or a WHATWG WritableStream');
 }
 
-async function writeWhatwg(stream, chunks) {
-  const w = stream.getWriter();
-  try {
-    for (const c of chunks) await w.write(c);
-  } finally {
-    w.releaseLock();
+const closedEarly = () =>
+  new ScratchpackError(codes.CANCELLED, 'the stream closed before the message was written');
+
+class NodeOut {
+  constructor(stream) {
+    this.stream = stream;
+    this.error = null;
+    this.wake = null;                   // the pending wait's (error) => void
+    this.onError = (e) => this.fail(e);
+    this.onClose = () => this.fail(closedEarly());
+    this.onDrain = () => this.resume(null);
+    stream.on('error', this.onError);
+    stream.on('close', this.onClose);
+    stream.on('drain', this.onDrain);
+  }
+
+  fail(e) {
+    if (this.error === null) this.error = e;
+    this.resume(this.error);
+  }
+
+  resume(e) {
+    const wake = this.wake;
+    this.wake = null;
+    if (wake !== null) wake(e);
+  }
+
+  check() {
+    const s = this.stream;
+    if (this.error === null && s.errored) this.error = s.errored;
+    if (this.error === null && (s.destroyed || s.writableEnded)) this.error = closedEarly();
+    if (this.error !== null) throw this.error;
+  }
+
+  write(chunk) {
+    this.check();
+    if (this.stream.write(chunk)) return undefined;
+    this.check();                       // a write that failed at once says so here
+    return new Promise((resolve, reject) => {
+      this.wake = (e) => (e ? reject(e) : resolve());
+    });
+  }
+
+  async done() {
+    this.check();
+  }
+
+  release() {
+    const s = this.stream;
+    s.off('error', this.onError);
+    s.off('close', this.onClose);
+    s.off('drain', this.onDrain);
   }
 }
 
-function writeNode(stream, chunks) {
-  return new Promise((resolve, reject) => {
-    let i = 0;
-    const fail = (e) => { cleanup(); reject(e); };
-    const cleanup = () => {
-      stream.off('error', fail);
-      stream.off('drain', next);
-      stream.off('close', closed);
-    };
-    const closed = () => fail(new ScratchpackError(codes.CANCELLED, 'the stream closed before the message was written'));
-    function next() {
-      while (i < chunks.length) {
-        if (stream.destroyed || stream.writableEnded) { closed(); return; }
-        if (!stream.write(chunks[i++])) return;      // wait for 'drain'
-      }
-      cleanup();
-      resolve();
-    }
-    stream.on('error', fail);
-    stream.on('drain', next);
-    stream.on('close', closed);
-    next();
-  });
+class WhatwgOut {
+  constructor(writer) {
+    this.writer = writer;
+    this.last = null;                   // the last write's promise
+  }
+
+  write(chunk) {
+    const w = this.writer;
+    if (w.ready === undefined) return w.write(chunk);   // a minimal writer: one chunk at a time
+    const p = w.write(chunk);
+    p.catch(() => {});                  // its failure shows in ready or in done()
+    this.last = p;
+    return w.desiredSize > 0 ? undefined : w.ready;
+  }
+
+  async done() {
+    if (this.last !== null) await this.last;
+  }
+
+  release() {
+    this.writer.releaseLock();
+  }
 }

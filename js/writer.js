@@ -426,7 +426,23 @@ function writeObject(v, depth) {
   else writeOtherObject(v, depth);
 }
 
+/**
+ * A container's header alone, for encodeToStream, which writes the elements
+ * one by one after it: encodeWith(sink, new ContainerHeader(n, isMap), 0).
+ * Not exported from the package, so no user value is one.
+ */
+export class ContainerHeader {
+  constructor(n, isMap) {
+    this.n = n;
+    this.isMap = isMap;
+  }
+}
+
 function writeOtherObject(v, depth) {
+  if (v instanceof ContainerHeader) {
+    if (v.isMap) writeHeader(v.n, 0x80, 0xde); else writeHeader(v.n, 0x90, 0xdc);
+    return;
+  }
   for (const [c, what] of refused)
     if (v instanceof c) throw new EncodeFailure(codes.UNSUPPORTED_TYPE, `cannot encode ${what}`);
   if (v instanceof Number || v instanceof String || v instanceof Boolean) {

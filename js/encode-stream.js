@@ -1,0 +1,245 @@
+// encode-stream.js -- encodeToStream: the message goes to the writable while it is encoded.
+// Owns: the walk that streams (which containers it enters, element by
+// element), when what was written is handed to the writable and the walk
+// waits for it, and the paths and offsets of its errors. Must not touch:
+// formats (writer.js writes every value and header), where segments come
+// from (HeapSink: a to_stream entry over pooled segments) or the writable's
+// protocol (stream.js).
+//
+// The JS walk is synchronous, so back-pressure can only be honoured between
+// pieces of it. The pieces are the elements of containers: a big array, map
+// or object (at any depth) is written as its header, then element by
+// element; anything small, and every leaf, is written in one piece. After a
+// piece, once the writer has moved past a segment, everything written goes
+// to the writable as one chunk (a copy), the segments go back to the pool,
+// and the walk waits while the writable asks it to. So WASM holds at most
+// the largest piece plus a segment, and JS the chunks the writable has not
+// taken yet.
+
+import { ScratchpackError, codes, finishEncodeError, formatPath, EncodeFailure, indexStep, keyStep,
+  mapKeyStep, mapStep } from './errors.js';
+import { Ext } from './ext.js';
+import { ContainerHeader, encodeWith } from './writer.js';
+
+/** A container with at most this many parts (elements, keys, values, nested) ... */
+export const PIECE_PARTS = 64;
+/** ... and at most this many bytes of strings and binaries is written in one piece. */
+export const PIECE_BYTES = 16 * 1024;
+
+const ARRAY = 0, OBJECT = 1, MAP = 2;
+
+/**
+ * Writes value to out (stream.js) through sink, a HeapSink the caller owns
+ * and releases. Resolves to the bytes handed to out. isClosed() is asked
+ * after every wait: a closed instance stops the walk with CANCELLED.
+ */
+export async function streamEncode(sink, value, out, maxDepth, isClosed) {
+  const walk = new StreamWalk(sink, out, maxDepth, isClosed);
+  try {
+    await walk.run(value);
+    await out.done();
+    return walk.sent;
+  } finally {
+    out.release();
+  }
+}
+
+class StreamWalk {
+  constructor(sink, out, maxDepth, isClosed) {
+    this.sink = sink;
+    this.out = out;
+    this.maxDepth = maxDepth;
+    this.isClosed = isClosed;
+    this.frames = [];                   // containers being written element by element, outermost first
+    this.sent = 0;                      // bytes handed to the writable so far
+    this.spanEnd = 0;                   // the end of the first span since the last hand-off
+  }
+
+  async run(value) {
+    const s = this.sink;
+    s.beginStream();
+    if (!this.enter(value, null)) this.write(value, null, 0);
+    while (this.frames.length > 0) {
+      this.step();
+      if (s.end !== this.spanEnd) {     // a new span: the writer has moved past a segment
+        if (this.spanEnd === 0) this.spanEnd = s.end;
+        else await this.handOff(false);
+      }
+    }
+    await this.handOff(true);
+  }
+
+  // The next piece of the innermost container, or its end.
+  step() {
+    const f = this.frames[this.frames.length - 1];
+    if (f.i === f.n) {
+      this.frames.pop();
+      return;
+    }
+    const i = f.i++;
+    let v, at;
+    if (f.kind === ARRAY) {
+      v = f.v[i];
+      at = indexStep(i);
+    } else if (f.kind === OBJECT) {
+      const k = f.keys[i];
+      at = keyStep(k);
+      this.write(k, at, f.depth);
+      v = f.v[k];
+    } else {
+      const r = f.entries.next();
+      if (r.done) throw this.failure(codes.INVALID_ARGUMENT, `the Map lost entries while it was written (${f.n} at the start)`, null);
+      const [k, x] = r.value;
+      this.write(k, mapKeyStep(k), f.depth);
+      v = x;
+      at = mapStep(k);
+    }
+    if (!this.enter(v, at)) this.write(v, at, f.depth);
+  }
+
+  // Writes a big container's header and makes it the innermost frame; false
+  // when v is to be written in one piece.
+  enter(v, at) {
+    if (typeof v !== 'object' || v === null) return false;
+    let kind;
+    if (v.constructor === Object) kind = OBJECT;
+    else if (Array.isArray(v)) kind = ARRAY;
+    else if (v instanceof Map) kind = MAP;
+    else return false;
+    if (isSmall(v)) return false;
+    const depth = this.frames.length + 1;
+    if (depth > this.maxDepth) throw this.failure(codes.DEPTH_LIMIT, `nesting deeper than ${this.maxDepth} levels`, at);
+    const seen = this.frames.findIndex((f) => f.v === v);
+    if (seen >= 0) {
+      const where = formatPath(this.frames.slice(1, seen + 1).map((f) => f.at)) || 'the root';
+      throw this.failure(codes.CYCLE, `cyclic structure: this value is its own ancestor (the one at ${where})`, at);
+    }
+    const keys = kind === OBJECT ? Object.keys(v) : null;
+    const n = kind === ARRAY ? v.length : kind === MAP ? v.size : keys.length;
+    this.frames.push({ kind, v, keys, entries: kind === MAP ? v.entries() : null, i: 0, n, depth, at });
+    try {
+      encodeWith(this.sink, new ContainerHeader(n, kind !== ARRAY), 1);
+    } catch (e) {
+      this.frames.pop();
+      throw this.rebase(e, at);
+    }
+    return true;
+  }
+
+  // One piece, written whole, as an element of the container at 'depth'.
+  write(v, at, depth) {
+    try {
+      encodeWith(this.sink, v, this.maxDepth - depth);
+    } catch (e) {
+      throw this.rebase(e, at);
+    }
+  }
+
+  // Everything written since the last hand-off goes to the writable; the
+  // segments go back to the pool before the walk waits (nothing is held in
+  // WASM meanwhile), and a new entry begins after it.
+  async handOff(last) {
+    const s = this.sink;
+    const chunk = s.copyOut();
+    s.release();
+    this.spanEnd = 0;
+    if (chunk.length > 0) {
+      this.sent += chunk.length;
+      const wait = this.out.write(chunk);
+      if (wait !== undefined) await wait;
+    }
+    if (this.isClosed())
+      throw new ScratchpackError(codes.CANCELLED, 'the scratchpack was closed while the message was written');
+    if (!last) s.beginStream();
+  }
+
+  // The steps from the root to the element at 'at' (null: the frame itself).
+  steps(at) {
+    const steps = [];
+    for (let i = 1; i < this.frames.length; i++) steps.push(this.frames[i].at);
+    if (at !== null) steps.push(at);
+    return steps;
+  }
+
+  failure(code, what, at) {
+    const f = new EncodeFailure(code, what);
+    f.steps = this.steps(at).reverse();         // innermost first, as they unwind
+    return finishEncodeError(f);
+  }
+
+  // An error of a piece, its path relative to the piece and its offset to
+  // the current entry, rebased to the message.
+  rebase(e, at) {
+    if (!(e instanceof ScratchpackError) || e.path === null) return e;
+    const path = formatPath(this.steps(at)) + e.path;
+    const offset = e.offset >= 0 ? e.offset + this.sent : -1;
+    const cut = e.message.lastIndexOf(` at ${e.path === '' ? 'the value itself' : e.path}`);
+    const what = cut >= 0 ? e.message.slice(0, cut) : e.message;
+    const where = offset >= 0 ? ` (output byte ${offset})` : '';
+    return new ScratchpackError(e.code, `${what} at ${path === '' ? 'the value itself' : path}${where}`,
+      { path, offset, cause: e.cause });
+  }
+}
+
+// Whether a value is small enough to write in one piece: at most PIECE_PARTS
+// parts and PIECE_BYTES bytes of text and binary. Looks no further than that.
+const spare = [];                       // isSmall's work list, reused
+let spareBusy = false;                  // (a getter it reads may nest an encodeToStream)
+
+function isSmall(root) {
+  const todo = spareBusy ? [] : spare;
+  const own = todo === spare;
+  spareBusy = true;
+  try {
+    todo.push(root);
+    return fits(todo);
+  } finally {
+    if (todo.length > 0) todo.length = 0;   // left full only by an early answer
+    if (own) spareBusy = false;
+  }
+}
+
+// A plain object's keys are counted with for-in (no array made; only an
+// estimate is wanted), and the commonest kinds are tested first.
+function fits(todo) {
+  let parts = 0, bytes = 0;
+  while (todo.length > 0) {
+    const v = todo.pop();
+    if (++parts > PIECE_PARTS) return false;
+    if (typeof v === 'string') {
+      if ((bytes += v.length) > PIECE_BYTES) return false;
+    } else if (typeof v !== 'object' || v === null) {
+      continue;
+    } else if (v.constructor === Object) {
+      for (const k in v) {
+        bytes += k.length;
+        todo.push(v[k]);
+        if ((parts += 1) + todo.length > PIECE_PARTS) return false;
+      }
+    } else if (Array.isArray(v)) {
+      if (parts + todo.length + v.length > PIECE_PARTS) return false;
+      for (let i = 0; i < v.length; i++) todo.push(v[i]);
+    } else if ((bytes += sizeOfOther(v, todo)) > PIECE_BYTES || parts + todo.length > PIECE_PARTS) {
+      return false;
+    }
+  }
+  return true;
+}
+
+// The bytes of a leaf object; a Map's entries and an instance's values go on todo.
+function sizeOfOther(v, todo) {
+  if (ArrayBuffer.isView(v) || v instanceof ArrayBuffer || isShared(v)) return v.byteLength;
+  if (v instanceof Ext) return v.data.length;
+  if (v instanceof Date) return 0;
+  if (v instanceof Map) {
+    if (v.size > PIECE_PARTS) return Infinity;
+    for (const [k, x] of v) todo.push(k, x);
+    return 0;
+  }
+  const keys = Object.keys(v);
+  if (keys.length > PIECE_PARTS) return Infinity;
+  for (let i = 0; i < keys.length; i++) todo.push(v[keys[i]]);
+  return 0;
+}
+
+const isShared = (v) => typeof SharedArrayBuffer === 'function' && v instanceof SharedArrayBuffer;
