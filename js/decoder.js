@@ -65,6 +65,26 @@ export function decodeValue(bytes, options) {
   }
 }
 
+/** Where the value decodeFrom read last ends (an index into its bytes). */
+export let decodeEnd = 0;
+
+/**
+ * Decodes the one value that starts at bytes[at] (a Uint8Array), for
+ * readers of concatenated messages; decodeEnd says where it ends. Errors
+ * carry offsets into bytes; TRUNCATED means the value goes on past its end.
+ */
+export function decodeFrom(bytes, at, options) {
+  src = bytes; pos = at; len = src.length; dv = null; opt = options;
+  try {
+    const v = read(0);
+    decodeEnd = pos;
+    return v;
+  } finally {
+    src = null;
+    dv = null;
+  }
+}
+
 /**
  * One token at bytes[at], for a walker such as the inspector: a scalar, str,
  * bin or ext and its value ({ value, end }), or the header of an array or a
@@ -92,7 +112,8 @@ export function readToken(bytes, at, depth, options) {
   }
 }
 
-function asBytes(b) {
+/** bytes as a Uint8Array (a view, never a copy); INVALID_ARGUMENT for anything but bytes. */
+export function asBytes(b) {
   if (b instanceof Uint8Array) return b;
   if (ArrayBuffer.isView(b)) return new Uint8Array(b.buffer, b.byteOffset, b.byteLength);
   if (b instanceof ArrayBuffer || (typeof SharedArrayBuffer === 'function' && b instanceof SharedArrayBuffer))

@@ -192,11 +192,49 @@ export interface NodeWritableLike {
   once(event: string, listener: (...args: any[]) => void): unknown;
   readonly destroyed?: boolean;
   readonly writableEnded?: boolean;
+  readonly errored?: unknown;
 }
 
-/** The part of a WHATWG WritableStream that encodeToStream uses (a WritableStream<Uint8Array> fits). */
+/**
+ * The part of a WHATWG WritableStream that encodeToStream uses (a
+ * WritableStream<Uint8Array> fits). With `ready` and `desiredSize` the
+ * chunks are queued up to the stream's high-water mark; without, each write
+ * is awaited before the next.
+ */
 export interface WritableStreamLike {
-  getWriter(): { write(chunk: Uint8Array<ArrayBuffer>): Promise<void>; releaseLock(): void };
+  getWriter(): {
+    write(chunk: Uint8Array<ArrayBuffer>): Promise<void>;
+    releaseLock(): void;
+    readonly ready?: Promise<unknown>;
+    readonly desiredSize?: number | null;
+  };
+}
+
+/** A chunk decodeStream reads: bytes in any view, or an ArrayBuffer. */
+export type ByteChunk = ArrayBufferView | ArrayBufferLike;
+
+/** The part of a WHATWG ReadableStream that decodeStream uses (a ReadableStream<Uint8Array> fits). */
+export interface ReadableStreamLike {
+  getReader(): {
+    read(): Promise<{ done: boolean; value?: ByteChunk | undefined }>;
+    releaseLock(): void;
+    cancel(reason?: unknown): Promise<void>;
+  };
+}
+
+/**
+ * What decodeStream reads: a Node Readable (any async iterable of bytes), a
+ * WHATWG ReadableStream, or an iterable of chunks.
+ */
+export type ByteSource = AsyncIterable<ByteChunk> | ReadableStreamLike | Iterable<ByteChunk>;
+
+/** decodeStream's options: decode's, applied to each message, and a cap on a message's size. */
+export interface DecodeStreamOptions extends DecodeOptions {
+  /**
+   * The bytes one message may take; a message that grows past it fails with
+   * LENGTH_LIMIT (at its first byte) as soon as its bytes pass it. Default: no cap.
+   */
+  maxMessageLength?: number;
 }
 
 /** The part of an AbortSignal that encodeAsync uses (the DOM's and Node's fit). */
@@ -298,8 +336,15 @@ export declare class Scratchpack {
   encodeInto<T>(this: Scratchpack, value: EncodableValue<T>, target: Uint8Array<ArrayBufferLike>, offset?: number): number;
 
   /**
-   * The to_stream entry: encodes into pooled segments, then writes copies of
-   * them in order, honouring back-pressure. Resolves to the bytes written.
+   * The to_stream entry: writes the message to the stream while it encodes
+   * it. Arrays, Maps and objects too big to write in one piece are written
+   * element by element (at any depth); as soon as the writer moves past a
+   * pooled segment, what is written goes to the stream (a copy it may keep)
+   * and encoding waits while the stream asks to ('drain', `writer.ready`).
+   * WASM holds at most the largest piece plus a segment. Resolves to the
+   * bytes written once the stream has accepted them all. On an error the
+   * stream has received a prefix of the message; the promise rejects with
+   * the code and path. Do not change the value until it settles.
    * @example
    * await sp.encodeToStream(rows, fs.createWriteStream('rows.msgpack'));
    */
@@ -308,7 +353,11 @@ export declare class Scratchpack {
 
   /**
    * A numeric typed array encoded as a MessagePack array on a worker pthread
-   * (other values are encoded here). Rejects with CANCELLED when the signal fires.
+   * (other values are encoded here, at once). Calls queue: at most 64 MiB of
+   * staging and two tasks per worker (one without workers, run on this
+   * thread one per event-loop turn) are in flight, the rest wait their turn,
+   * so any number of calls may be pending. Rejects with CANCELLED when the
+   * signal fires (a queued call leaves the queue at once) or close() is called.
    * @example
    * const bytes = await sp.encodeAsync(new Float64Array(1e6));
    */
@@ -322,6 +371,16 @@ export declare class Scratchpack {
    * sp.decode(bytes, { int64: 'bigint', typedArrays: Int32Array });
    */
   decode(this: Scratchpack, bytes: ArrayBufferLike | ArrayBufferView, options?: DecodeOptions): unknown;
+
+  /**
+   * The values of concatenated messages read from source, each yielded as
+   * soon as its last byte has arrived (see {@link decodeStream}); the
+   * instance's limits apply to each message, options override them.
+   */
+  decodeStream(this: Scratchpack, source: ByteSource, options?: DecodeStreamOptions): AsyncIterableIterator<unknown>;
+
+  /** The values of concatenated messages in one buffer (see {@link decodeMultiple}), with the instance's limits. */
+  decodeMultiple(this: Scratchpack, bytes: ArrayBufferLike | ArrayBufferView, options?: DecodeOptions): IterableIterator<unknown>;
 
   /** Counters from C. */
   stats(this: Scratchpack): ScratchpackStats;
@@ -348,6 +407,30 @@ export declare function createScratchpack(options?: ScratchpackOptions): Promise
  * decode(Uint8Array.of(0x92, 0x01, 0xa1, 0x61));   // [1, 'a']
  */
 export declare function decode(bytes: ArrayBufferLike | ArrayBufferView, options?: DecodeOptions): unknown;
+
+/**
+ * The values of concatenated messages read from a Node Readable, a WHATWG
+ * ReadableStream or an (async) iterable of chunks, without loading the
+ * WebAssembly module. Each value is yielded as soon as its message is
+ * complete; chunks may end anywhere. A message in one chunk is decoded
+ * there; one that spans chunks is copied once into a buffer of its own, so
+ * memory follows the largest message, not the stream. Options and limits
+ * are decode's, per message, plus `maxMessageLength`. Errors carry offsets
+ * from the stream's first byte; input that ends inside a message throws
+ * TRUNCATED where decode() would for that message. Breaking out of the loop
+ * cancels a WHATWG stream (a Node Readable is destroyed by its iterator).
+ * @example
+ * for await (const event of decodeStream(socket)) handle(event);
+ */
+export declare function decodeStream(source: ByteSource, options?: DecodeStreamOptions): AsyncIterableIterator<unknown>;
+
+/**
+ * The values of concatenated messages in one buffer, lazily: an error (at
+ * its offset in bytes) comes when iteration reaches it. Empty bytes yield nothing.
+ * @example
+ * for (const row of decodeMultiple(readFileSync('rows.msgpack'))) console.log(row);
+ */
+export declare function decodeMultiple(bytes: ArrayBufferLike | ArrayBufferView, options?: DecodeOptions): IterableIterator<unknown>;
 
 // Only what is exported above is public (in a .d.ts, a module without this
 // line would export the helper types too).

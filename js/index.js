@@ -4,3 +4,4 @@ export { ScratchpackError, codes } from './errors.js';
 export { Ext } from './ext.js';
 export { Lease } from './lease.js';
 export { decode } from './decode.js';
+export { decodeMultiple, decodeStream } from './decode-stream.js';

@@ -1,11 +1,12 @@
 // scratchpack.js -- one loaded module and the entries over it.
 // Owns: options, the free lists of C jobs and sinks (one per nesting level
 // or live lease), the five entries (encode, encodeView, encodeInto,
-// encodeToStream, encodeAsync), decode with the instance's limits, stats,
-// close. Must not touch: formats (writer.js, decoder.js) or C internals
-// (sinks.js and tasks.js speak to sp_wasm.c).
+// encodeToStream, encodeAsync), decode, decodeStream and decodeMultiple with
+// the instance's limits, stats, close. Must not touch: formats (writer.js,
+// decoder.js) or C internals (sinks.js and tasks.js speak to sp_wasm.c).
 
 import { decodeDefaults, decodeOptions, decodeValue } from './decoder.js';
+import { bufferValues, streamOptions, streamValues } from './decode-stream.js';
 import { streamEncode } from './encode-stream.js';
 import { ScratchpackError, codes, finishEncodeError } from './errors.js';
 import { Lease } from './lease.js';
@@ -234,6 +235,21 @@ export class Scratchpack {
   /** Decodes one value; options override the instance's limits for this call. */
   decode(bytes, options) {
     return decodeValue(bytes, options === undefined ? this._decode : decodeOptions(options, this._decode));
+  }
+
+  /**
+   * The values of concatenated messages from a Node Readable, a WHATWG
+   * ReadableStream or an async iterable of bytes, as an async iterator
+   * (decode-stream.js); the instance's limits apply to each message.
+   */
+  decodeStream(source, options) {
+    const [opt, maxMessage] = streamOptions(options, this._decode);
+    return streamValues(source, opt, maxMessage);
+  }
+
+  /** The values of concatenated messages in one buffer, as an iterator. */
+  decodeMultiple(bytes, options) {
+    return bufferValues(bytes, options === undefined ? this._decode : decodeOptions(options, this._decode));
   }
 
   /** Allocation and pool counters from C, and the WASM heap in use. */

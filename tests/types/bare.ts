@@ -4,8 +4,8 @@
 // Signals and streams are typed by their shapes, so any host's fit.
 
 import {
-  createScratchpack, decode, ScratchpackError,
-  type AbortSignalLike, type NodeWritableLike, type WritableStreamLike,
+  createScratchpack, decode, decodeMultiple, decodeStream, ScratchpackError,
+  type AbortSignalLike, type NodeWritableLike, type ReadableStreamLike, type WritableStreamLike,
 } from 'scratchpack';
 
 interface Row { id: number; label: string; values: readonly number[] }
@@ -31,6 +31,19 @@ const stream: WritableStreamLike = {
 await sp.encodeToStream(rows, stream);
 const node: NodeWritableLike = { write: (c) => chunks.push(c) > 0, on: () => node, off: () => node, once: () => node };
 await sp.encodeToStream(rows, node);
+
+// decodeStream over any host's readable stream, an async iterable, or chunks in an array.
+const readable: ReadableStreamLike = {
+  getReader: () => ({
+    read: async () => ({ done: true }),
+    releaseLock() {},
+    cancel: async () => {},
+  }),
+};
+for await (const v of decodeStream(readable, { maxMessageLength: 1024 })) void v;
+for await (const v of sp.decodeStream([bytes, bytes.buffer])) void v;
+const all: unknown[] = [...decodeMultiple(bytes)];
+void all;
 
 try {
   // @ts-expect-error an explicit undefined replaces the default and is refused (INVALID_ARGUMENT)

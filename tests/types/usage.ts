@@ -4,11 +4,11 @@
 // and every line under `@ts-expect-error` must fail to (an unused one is an
 // error), so the declarations neither refuse real code nor accept misuse.
 
-import { createWriteStream, readFileSync } from 'node:fs';
+import { createReadStream, createWriteStream, readFileSync } from 'node:fs';
 import { Writable } from 'node:stream';
 import {
-  codes, createScratchpack, decode, Ext, Lease, Scratchpack, ScratchpackError,
-  type DecodeOptions, type Decoded, type Encodable, type EncodableValue, type ScratchpackErrorCode,
+  codes, createScratchpack, decode, decodeMultiple, decodeStream, Ext, Lease, Scratchpack, ScratchpackError,
+  type DecodeOptions, type DecodeStreamOptions, type Decoded, type Encodable, type EncodableValue, type ScratchpackErrorCode,
 } from 'scratchpack';
 
 // ---- values as applications declare them -----------------------------------
@@ -135,6 +135,16 @@ if (ints instanceof Int32Array) ints.reduce((a, b) => a + b, 0);
 const auto = decode(bytes, { typedArrays: 'auto' }) as Decoded;
 if (auto instanceof Float64Array) new Response(auto);
 
+// Concatenated messages: from a Node Readable, a WHATWG stream, an async iterable; or one buffer.
+for await (const event of decodeStream(createReadStream('/dev/null'), { maxMessageLength: 1 << 20 })) void (event as Decoded);
+for await (const event of sp.decodeStream(new ReadableStream<Uint8Array>(), { maxArrayLength: 10 })) void event;
+async function* chunks(): AsyncGenerator<Uint8Array> { yield bytes; }
+const first: IteratorResult<unknown> = await decodeStream(chunks())[Symbol.asyncIterator]().next();
+for (const row of decodeMultiple(readFileSync('/dev/null'))) void row;
+const rows: unknown[] = [...sp.decodeMultiple(bytes.buffer, { int64: 'bigint' })];
+const streamOptions: DecodeStreamOptions = { maxMessageLength: 4096, typedArrays: 'auto' };
+void [first, rows, streamOptions];
+
 const views = sp.decode(bytes, { binary: 'view' }) as Decoded<Uint8Array>;
 if (views instanceof Uint8Array) {
   // @ts-expect-error a view of the input may be shared memory: not a BodyInit
@@ -218,6 +228,14 @@ decode([0x92, 0x01]);
 decode(bytes, { int64: 'big' });
 // @ts-expect-error not a typed array constructor
 decode(bytes, { typedArrays: Array });
+// @ts-expect-error one buffer is decodeMultiple's
+decodeStream(bytes);
+// @ts-expect-error a stream of strings
+decodeStream(new ReadableStream<string>());
+// @ts-expect-error decodeMultiple takes bytes, not a stream
+decodeMultiple(createReadStream('/dev/null'));
+// @ts-expect-error maxMessageLength is a number of bytes
+decodeStream(chunks(), { maxMessageLength: '1 MB' });
 // @ts-expect-error no such build
 await createScratchpack({ wasm: 'simd' });
 // @ts-expect-error a shared pool has no perBucket
