@@ -2,8 +2,9 @@
 // cross-origin-isolated origin it takes the pthread build; without
 // isolation, the single-threaded one. Checks the browser-only paths: the
 // module fetches its .wasm, text goes in and out of shared memory although
-// Chromium's TextEncoder.encodeInto/TextDecoder refuse shared views, and a
-// pthread encodes off the main thread.
+// Chromium's TextEncoder.encodeInto/TextDecoder refuse shared views, a
+// pthread encodes off the main thread, and the streams work with the
+// browser's own (WritableStream, a Blob's ReadableStream; no setImmediate).
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import { readFile } from 'node:fs/promises';
@@ -96,4 +97,28 @@ test('without isolation the package falls back to the single-threaded build', as
     return out;
   });
   assert.deepEqual(r, { isolated: false, threaded: false, back: { a: 'hello', b: [0.5, 1.5] }, refused: 'INVALID_ARGUMENT' });
+});
+
+test('streams in the browser: encodeToStream into a WritableStream, decodeStream over a fetch body, queued encodeAsync', async () => {
+  const r = await run(true, async () => {
+    const { createScratchpack, decodeStream } = await import('/js/index.js');
+    const sp = await createScratchpack({ threads: 1 });
+    const rows = Array.from({ length: 20000 }, (_, i) => ({ id: i, name: `row ${i}` }));
+    const chunks = [];
+    const ws = new WritableStream({ write(c) { chunks.push(c); return new Promise((ok) => setTimeout(ok, 0)); } },
+      new CountQueuingStrategy({ highWaterMark: 2 }));
+    const n = await sp.encodeToStream(rows, ws);
+    const body = new Blob([...chunks, sp.encode('end')]).stream();   // a ReadableStream, in the browser's chunks
+    const back = [];
+    for await (const v of decodeStream(body)) back.push(v);
+    const calls = await Promise.allSettled(Array.from({ length: 200 }, () => sp.encodeAsync(new Float64Array(50000))));
+    const out = {
+      chunks: chunks.length > 5, bytes: n === chunks.reduce((a, c) => a + c.length, 0),
+      rows: back.length === 2 && back[0].length === 20000 && back[0][19999].name === 'row 19999', end: back[1],
+      queued: calls.every((c) => c.status === 'fulfilled' && c.value.length === 450003),
+    };
+    sp.close();
+    return out;
+  });
+  assert.deepEqual(r, { chunks: true, bytes: true, rows: true, end: 'end', queued: true });
 });
