@@ -9,7 +9,8 @@
 // The JS walk is synchronous, so back-pressure can only be honoured between
 // pieces of it. The pieces are the elements of containers: a big array, map
 // or object (at any depth) is written as its header, then element by
-// element; anything small, and every leaf, is written in one piece. After a
+// element; a big str or bin as its header, then in slices; anything else in
+// one piece (a numeric typed array too: C writes it whole). After a
 // piece, once the writer has moved past a segment, everything written goes
 // to the writable as one chunk (a copy), the segments go back to the pool,
 // and the walk waits while the writable asks it to. So WASM holds at most
@@ -19,14 +20,20 @@
 import { ScratchpackError, codes, finishEncodeError, formatPath, EncodeFailure, indexStep, keyStep,
   mapKeyStep, mapStep } from './errors.js';
 import { Ext } from './ext.js';
-import { ContainerHeader, encodeWith } from './writer.js';
+import { numericKind } from './typed.js';
+import { utf8Length } from './text.js';
+import { StreamPart, encodeWith } from './writer.js';
 
 /** A container with at most this many parts (elements, keys, values, nested) ... */
 export const PIECE_PARTS = 64;
 /** ... and at most this many bytes of strings and binaries is written in one piece. */
 export const PIECE_BYTES = 16 * 1024;
 
-const ARRAY = 0, OBJECT = 1, MAP = 2;
+/** A str or bin of more than this many bytes is written in slices of at most SLICE bytes. */
+export const BIG_LEAF = 1 << 20;
+const SLICE = 128 * 1024;
+
+const ARRAY = 0, OBJECT = 1, MAP = 2, BYTES = 3, TEXT = 4;
 
 /**
  * Writes value to out (stream.js) through sink, a HeapSink the caller owns
@@ -76,6 +83,10 @@ class StreamWalk {
       this.frames.pop();
       return;
     }
+    if (f.kind >= BYTES) {
+      this.slice(f);
+      return;
+    }
     const i = f.i++;
     let v, at;
     if (f.kind === ARRAY) {
@@ -97,18 +108,19 @@ class StreamWalk {
     if (!this.enter(v, at)) this.write(v, at, f.depth);
   }
 
-  // Writes a big container's header and makes it the innermost frame; false
-  // when v is to be written in one piece.
+  // Writes the header of a big container, str or bin and makes it the
+  // innermost frame (its elements or slices follow); false when v is to be
+  // written in one piece.
   enter(v, at) {
+    if (typeof v === 'string') return v.length > BIG_LEAF / 3 && this.enterText(v, at);
     if (typeof v !== 'object' || v === null) return false;
     let kind;
     if (v.constructor === Object) kind = OBJECT;
     else if (Array.isArray(v)) kind = ARRAY;
     else if (v instanceof Map) kind = MAP;
-    else return false;
+    else return this.enterBytes(v, at);
     if (isSmall(v)) return false;
-    const depth = this.frames.length + 1;
-    if (depth > this.maxDepth) throw this.failure(codes.DEPTH_LIMIT, `nesting deeper than ${this.maxDepth} levels`, at);
+    this.checkDepth(at);
     const seen = this.frames.findIndex((f) => f.v === v);
     if (seen >= 0) {
       const where = formatPath(this.frames.slice(1, seen + 1).map((f) => f.at)) || 'the root';
@@ -116,14 +128,74 @@ class StreamWalk {
     }
     const keys = kind === OBJECT ? Object.keys(v) : null;
     const n = kind === ARRAY ? v.length : kind === MAP ? v.size : keys.length;
-    this.frames.push({ kind, v, keys, entries: kind === MAP ? v.entries() : null, i: 0, n, depth, at });
+    return this.push({ kind, v, keys, entries: kind === MAP ? v.entries() : null, i: 0, n, at },
+      new StreamPart(kind === ARRAY ? 'array' : 'map', n));
+  }
+
+  // A bin (bytes that are not a numeric typed array) of more than BIG_LEAF bytes.
+  enterBytes(v, at) {
+    let bytes;
+    if (ArrayBuffer.isView(v)) {
+      if (numericKind(v) >= 0) return false;
+      bytes = v instanceof Uint8Array ? v : new Uint8Array(v.buffer, v.byteOffset, v.byteLength);
+    } else if (v instanceof ArrayBuffer || isShared(v)) {
+      bytes = new Uint8Array(v);
+    } else {
+      return false;
+    }
+    if (bytes.length <= BIG_LEAF || bytes.length > 0xffffffff) return false;   // (too long: write() says so)
+    this.checkDepth(at);
+    return this.push({ kind: BYTES, v: bytes, i: 0, n: bytes.length, at }, new StreamPart('bin', bytes.length));
+  }
+
+  // A string whose UTF-8 may take more than BIG_LEAF bytes.
+  enterText(s, at) {
+    const len = utf8Length(s);
+    if (len <= BIG_LEAF || len > 0xffffffff) return false;
+    return this.push({ kind: TEXT, v: s, i: 0, n: s.length, at }, new StreamPart('str', len));
+  }
+
+  // Objects nest no deeper than encode() lets them.
+  checkDepth(at) {
+    if (this.frames.length + 1 > this.maxDepth)
+      throw this.failure(codes.DEPTH_LIMIT, `nesting deeper than ${this.maxDepth} levels`, at);
+  }
+
+  // Makes f the innermost frame and writes its header.
+  push(f, header) {
+    f.depth = this.frames.length + 1;
+    this.frames.push(f);
     try {
-      encodeWith(this.sink, new ContainerHeader(n, kind !== ARRAY), 1);
+      this.part(header, null);
     } catch (e) {
       this.frames.pop();
-      throw this.rebase(e, at);
+      throw e;
     }
     return true;
+  }
+
+  // A header or a slice (a StreamPart); at: as for write().
+  part(p, at) {
+    try {
+      encodeWith(this.sink, p, 1);
+    } catch (e) {
+      throw this.rebase(e, at);
+    }
+  }
+
+  // The next slice of a big str or bin (never splitting a surrogate pair).
+  slice(f) {
+    let k = Math.min(f.kind === BYTES ? SLICE : SLICE / 3, f.n - f.i);   // UTF-8: 3 bytes a unit at most
+    let part;
+    if (f.kind === BYTES) {
+      part = new StreamPart('raw', k, f.v.subarray(f.i, f.i + k));
+    } else {
+      if (k < f.n - f.i && (f.v.charCodeAt(f.i + k - 1) & 0xfc00) === 0xd800) k--;
+      const text = f.v.substring(f.i, f.i + k);
+      part = new StreamPart('utf8', utf8Length(text), text);
+    }
+    f.i += k;
+    this.part(part, null);
   }
 
   // One piece, written whole, as an element of the container at 'depth'.

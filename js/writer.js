@@ -261,11 +261,20 @@ function writeLongerString(s, n) {
 function writeChunkedString(s, n) {
   const len = utf8Length(s);
   if (len > 0xffffffff) throw new EncodeFailure(codes.LENGTH_LIMIT, 'string longer than 2^32-1 bytes');
+  writeStrHeader(len);
+  writeUtf8Body(s, n, len === n);
+}
+
+function writeStrHeader(len) {
   if (end - pos < 5) more(5);
   const size = strHeaderSize(len);
   putStrHeader(pos, len, size);
   pos += size;
-  if (len === n) {                      // one byte per unit: chunks as big as the span
+}
+
+// The UTF-8 of s (n units; ascii: one byte each) in pieces as big as the span allows.
+function writeUtf8Body(s, n, ascii) {
+  if (ascii) {                          // one byte per unit: chunks as big as the span
     for (let i = 0; i < n;) {
       if (pos >= end) more(Math.min(n - i, RAW_CHUNK));
       const k = Math.min(n - i, end - pos);
@@ -303,13 +312,16 @@ function writeRaw(b) {
 }
 
 function writeBin(b) {
-  const n = b.length;
+  writeBinHeader(b.length);
+  writeRaw(b);
+}
+
+function writeBinHeader(n) {
   if (n > 0xffffffff) throw new EncodeFailure(codes.LENGTH_LIMIT, 'binary longer than 2^32-1 bytes');
   if (end - pos < 5) more(5);
   if (n < 0x100) { u8[pos] = 0xc4; u8[pos + 1] = n; pos += 2; }
   else if (n < 0x10000) { u8[pos] = 0xc5; u8[pos + 1] = n >>> 8; u8[pos + 2] = n & 0xff; pos += 3; }
   else { u8[pos] = 0xc6; view().setUint32(pos + 1, n); pos += 5; }
-  writeRaw(b);
 }
 
 function writeExtHeader(type, n) {
@@ -427,20 +439,35 @@ function writeObject(v, depth) {
 }
 
 /**
- * A container's header alone, for encodeToStream, which writes the elements
- * one by one after it: encodeWith(sink, new ContainerHeader(n, isMap), 0).
- * Not exported from the package, so no user value is one.
+ * A part of a value, for encodeToStream, which writes big values in parts:
+ * the header of an array or map (kind 'array' / 'map', n elements) or of a
+ * str or bin (kind 'str' / 'bin', n bytes), then elements or the body's
+ * pieces ('raw': data, a Uint8Array; 'utf8': data, a string, n its UTF-8
+ * length). Written with encodeWith(sink, part, 1). Not exported from the
+ * package, so no user value is one.
  */
-export class ContainerHeader {
-  constructor(n, isMap) {
+export class StreamPart {
+  constructor(kind, n, data) {
+    this.kind = kind;
     this.n = n;
-    this.isMap = isMap;
+    this.data = data;
+  }
+}
+
+function writePart(p) {
+  switch (p.kind) {
+    case 'array': writeHeader(p.n, 0x90, 0xdc); return;
+    case 'map': writeHeader(p.n, 0x80, 0xde); return;
+    case 'bin': writeBinHeader(p.n); return;
+    case 'str': writeStrHeader(p.n); return;
+    case 'raw': writeRaw(p.data); return;
+    default: writeUtf8Body(p.data, p.data.length, p.n === p.data.length);
   }
 }
 
 function writeOtherObject(v, depth) {
-  if (v instanceof ContainerHeader) {
-    if (v.isMap) writeHeader(v.n, 0x80, 0xde); else writeHeader(v.n, 0x90, 0xdc);
+  if (v instanceof StreamPart) {
+    writePart(v);
     return;
   }
   for (const [c, what] of refused)

@@ -102,11 +102,25 @@ describe('segments go out while the message is encoded', () => {
     assert.ok(most < 1 << 20, `WASM held ${most} bytes more while writing`);
   });
 
-  test('a big leaf is one piece: memory follows the largest element, then the next ones stream', async () => {
-    const v = [new Uint8Array(3 << 20).fill(1), ...records(50000)];
-    const { w, bytes } = nodeSink();
-    await sp.encodeToStream(v, w);
-    assert.deepEqual(bytes(), Buffer.from(sp.encode(v)));
+  test('a big bin or str is written in slices: WASM holds a slice, not the value', async () => {
+    const emoji = '😀'.repeat(70000);                        // pairs across every slice boundary
+    const text = `${'한'.repeat(200000)}${emoji}x${'\ud800'}${'a'.repeat(1500000)}`;   // a lone surrogate too
+    const bin = new Uint8Array(40 << 20).map((_, i) => i * 7);
+    const values = [bin, { text }, [1, new DataView(bin.buffer, 3, 3 << 20), bin.buffer.slice(0, 2 << 20), 'z'.repeat(3 << 20)]];
+    for (const v of values) {
+      const before = sp.stats().heap.used;
+      let most = 0, biggest = 0;
+      const { w, bytes } = nodeSink({
+        onWrite(c) {
+          most = Math.max(most, sp.stats().heap.used - before);
+          biggest = Math.max(biggest, c.length);
+        },
+      });
+      await sp.encodeToStream(v, w);
+      assert.deepEqual(bytes(), Buffer.from(sp.encode(v)));
+      assert.ok(most < 1 << 20, `WASM held ${most} bytes more while writing`);
+      assert.ok(biggest <= 512 * 1024, `the biggest chunk has ${biggest} bytes`);
+    }
   });
 
   test('Node: write() is never called while the stream waits for drain', async () => {
