@@ -37,6 +37,19 @@ function nodeSink({ highWaterMark = 16384, slow = false, onWrite = () => {} } = 
   return { w, chunks, bytes: () => Buffer.concat(chunks) };
 }
 
+// A Node sink that also records the most WASM held above its level now, and the biggest chunk.
+function watchedSink() {
+  const before = sp.stats().heap.used;
+  const seen = { most: 0, biggest: 0 };
+  const sink = nodeSink({
+    onWrite(c) {
+      seen.most = Math.max(seen.most, sp.stats().heap.used - before);
+      seen.biggest = Math.max(seen.biggest, c.length);
+    },
+  });
+  return { ...sink, seen };
+}
+
 // A WHATWG WritableStream whose sink is slow and records what it gets.
 function whatwgSink(highWaterMark = 2) {
   const chunks = [];
@@ -86,20 +99,13 @@ describe('encodeToStream writes the bytes encode() writes', () => {
 describe('segments go out while the message is encoded', () => {
   test('the writable gets segment-sized chunks and WASM holds no more than a few segments', async () => {
     const v = { data: records(200000) };                      // about 12 MB
-    const before = sp.stats().heap.used;
-    let most = 0, biggest = 0;
-    const { w, chunks } = nodeSink({
-      onWrite(c) {
-        most = Math.max(most, sp.stats().heap.used - before);
-        biggest = Math.max(biggest, c.length);
-      },
-    });
+    const { w, chunks, seen } = watchedSink();
     const n = await sp.encodeToStream(v, w);
     assert.ok(n > 10e6);
     assert.ok(chunks.length > 100, `${chunks.length} chunks`);
-    assert.ok(biggest <= 256 * 1024, `the biggest chunk has ${biggest} bytes`);
+    assert.ok(seen.biggest <= 256 * 1024, `the biggest chunk has ${seen.biggest} bytes`);
     // Encoded whole first, the message itself would sit in WASM: 12 MB.
-    assert.ok(most < 1 << 20, `WASM held ${most} bytes more while writing`);
+    assert.ok(seen.most < 1 << 20, `WASM held ${seen.most} bytes more while writing`);
   });
 
   test('a big bin or str is written in slices: WASM holds a slice, not the value', async () => {
@@ -108,18 +114,11 @@ describe('segments go out while the message is encoded', () => {
     const bin = new Uint8Array(40 << 20).map((_, i) => i * 7);
     const values = [bin, { text }, [1, new DataView(bin.buffer, 3, 3 << 20), bin.buffer.slice(0, 2 << 20), 'z'.repeat(3 << 20)]];
     for (const v of values) {
-      const before = sp.stats().heap.used;
-      let most = 0, biggest = 0;
-      const { w, bytes } = nodeSink({
-        onWrite(c) {
-          most = Math.max(most, sp.stats().heap.used - before);
-          biggest = Math.max(biggest, c.length);
-        },
-      });
+      const { w, bytes, seen } = watchedSink();
       await sp.encodeToStream(v, w);
       assert.deepEqual(bytes(), Buffer.from(sp.encode(v)));
-      assert.ok(most < 1 << 20, `WASM held ${most} bytes more while writing`);
-      assert.ok(biggest <= 512 * 1024, `the biggest chunk has ${biggest} bytes`);
+      assert.ok(seen.most < 1 << 20, `WASM held ${seen.most} bytes more while writing`);
+      assert.ok(seen.biggest <= 512 * 1024, `the biggest chunk has ${seen.biggest} bytes`);
     }
   });
 
