@@ -24,16 +24,17 @@ export class Tasks {
   async run(kind, view, signal) {
     const { heap, m } = this;
     if (signal?.aborted) throw cancelled();
-    heap.check();
     const bytes = view.byteLength;
-    const src = m._sp_wasm_alloc(bytes);
-    const task = src ? m._sp_wasm_task_new() : 0;
+    heap.need(bytes, 'staging the array');
+    const src = m._sp_wasm_alloc(bytes) >>> 0;
+    const task = src ? m._sp_wasm_task_new() >>> 0 : 0;
     if (!task) {
       if (src) m._sp_wasm_free(src, bytes);
       throw new ScratchpackError(codes.NOMEM, `no WASM memory to stage ${bytes} bytes`);
     }
+    heap.check(Math.max(src + bytes, task + 64));
     heap.u8.set(new Uint8Array(view.buffer, view.byteOffset, bytes), src);
-    const w = task >> 2, u32 = heap.u32;
+    const w = task >>> 2, u32 = heap.u32;
     u32[w + F.kind] = kind; u32[w + F.n] = view.length; u32[w + F.src] = src;
     u32[w + F.scratch] = this.scratchSize;
     const onAbort = () => Atomics.store(heap.i32, w + F.cancel, 1);
@@ -43,6 +44,7 @@ export class Tasks {
     const keepAlive = setInterval(() => {}, 1 << 30);   // the pool's workers are unref'd
     try {
       if (!m._sp_wasm_task_submit(task)) m._sp_wasm_task_run(task);
+      heap.check(task + 64);                       // running it here may have grown memory
       await waitDone(heap.i32, w + F.state);
       if (this.closed) throw new ScratchpackError(codes.CANCELLED, 'the scratchpack was closed');
       return this.take(task, signal);
@@ -59,9 +61,10 @@ export class Tasks {
 
   take(task, signal) {
     const { heap, m } = this;
-    heap.check();
-    const w = task >> 2, u32 = heap.u32;
+    heap.check(task + 64);
+    const w = task >>> 2, u32 = heap.u32;
     const code = u32[w + F.code], ptr = u32[w + F.result], n = u32[w + F.resultLen];
+    heap.check(ptr + n);
     const out = code === 0 ? heap.u8.slice(ptr, ptr + n) : null;
     if (ptr) m._sp_wasm_free(ptr, n);
     if (signal?.aborted) throw cancelled();
@@ -81,10 +84,10 @@ export class Tasks {
    */
   close() {
     this.closed = true;
-    for (const { task } of this.pending) Atomics.store(this.heap.i32, (task >> 2) + F.cancel, 1);
+    for (const { task } of this.pending) Atomics.store(this.heap.i32, (task >>> 2) + F.cancel, 1);
     try {
       for (const { task } of this.pending) {
-        const i = (task >> 2) + F.state;
+        const i = (task >>> 2) + F.state;
         for (let st; (st = Atomics.load(this.heap.i32, i)) !== DONE;) Atomics.wait(this.heap.i32, i, st, 1000);
       }
     } catch {
@@ -96,7 +99,7 @@ export class Tasks {
   /** Whether no task is running or queued. */
   settled() {
     for (const { task } of this.pending)
-      if (Atomics.load(this.heap.i32, (task >> 2) + F.state) !== DONE) return false;
+      if (Atomics.load(this.heap.i32, (task >>> 2) + F.state) !== DONE) return false;
     return true;
   }
 }
