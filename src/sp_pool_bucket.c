@@ -19,11 +19,14 @@
 /* A bucket is .NET's ConfigurableArrayPool.Bucket: 'per_bucket' slots and
 ** an index. Slots below 'index' are rented out; a NULL slot at or above it
 ** was never allocated (arrays are allocated lazily, on the rent that finds
-** the slot empty). A bucket is exhausted when index == per_bucket. */
+** the slot empty). A bucket is exhausted when index == per_bucket. The
+** cached arrays are always the first 'cached' slots from 'index' on, so a
+** rent finds one whenever there is one (a return past the byte budget, or
+** a trim, keeps them there). */
 typedef struct bucket {
   sp_lock lock;
   void **slots;
-  unsigned index;
+  unsigned index, cached;
 } bucket;
 
 typedef struct bucket_pool {
@@ -49,18 +52,27 @@ static int bucket_take(bucket_pool *p, unsigned i, void **a) {
   if (b->index < p->per_bucket) {
     *a = b->slots[b->index];
     b->slots[b->index++] = NULL;
+    if (*a != NULL) b->cached--;
     took = 1;
   }
   sp_lock_give(&b->lock);
   return took;
 }
 
-/* Puts an array back in bucket i; returns 0 if every slot is full. */
+/* Gives a slot back to bucket i with array a in it, or empty when a is
+** NULL (then the last cached array moves up into it, so the cached ones
+** stay first in line). Returns 0 if every slot is home already. */
 static int bucket_put(bucket_pool *p, unsigned i, void *a) {
   bucket *b = &p->buckets[i];
   int kept = 0;
   if (sp_lock_take(&b->lock)) count(&p->lock_waits);
-  if (b->index > 0) { b->slots[--b->index] = a; kept = 1; }
+  if (b->index > 0) {
+    unsigned at = --b->index;
+    if (a != NULL) b->cached++;
+    else if (b->cached > 0) { a = b->slots[at + b->cached]; b->slots[at + b->cached] = NULL; }
+    b->slots[at] = a;
+    kept = 1;
+  }
   sp_lock_give(&b->lock);
   return kept;
 }
@@ -137,12 +149,12 @@ static void cached_now(bucket_pool *p, uint64_t *n, uint64_t *bytes) {
   *n = *bytes = 0;
   for (unsigned i = 0; i < p->nbuckets; i++) {
     bucket *b = &p->buckets[i];
-    uint64_t k0 = 0;
+    unsigned k;
     sp_lock_take(&b->lock);
-    for (unsigned k = b->index; k < p->per_bucket; k++) k0 += b->slots[k] != NULL;
+    k = b->cached;
     sp_lock_give(&b->lock);
-    *n += k0;
-    *bytes += k0 * bucket_size(i);
+    *n += k;
+    *bytes += (uint64_t)k * bucket_size(i);
   }
 }
 
@@ -168,11 +180,14 @@ static size_t trim_bucket(bucket_pool *p, unsigned i) {
   void *drop[32];
   size_t freed = 0;
   unsigned n;
-  do {                                   /* free outside the lock, in batches */
+  do {                                   /* free outside the lock, in batches, last first */
     n = 0;
     sp_lock_take(&b->lock);
-    for (unsigned k = b->index; k < p->per_bucket && n < 32; k++)
-      if (b->slots[k] != NULL) { drop[n++] = b->slots[k]; b->slots[k] = NULL; }
+    while (b->cached > 0 && n < 32) {
+      unsigned k = b->index + --b->cached;
+      drop[n++] = b->slots[k];
+      b->slots[k] = NULL;
+    }
     sp_lock_give(&b->lock);
     for (unsigned k = 0; k < n; k++) {
       sp_free(drop[k], bucket_size(i));
