@@ -45,7 +45,8 @@ const STAGE_KEEP = 4 << 20;
  *   integer within the memory's cap, so it also fits a size_t); call it
  *   before passing any computed size.
  * - alloc(n, what) / free(p, n): a checked block (unsigned pointer), or
- *   NOMEM naming what it was for.
+ *   NOMEM naming what it was for; when memory is short it first gives back
+ *   what the pools cache (sp_wasm_trim) and tries again.
  */
 export class Heap {
   constructor(m) {
@@ -99,7 +100,8 @@ export class Heap {
 
   alloc(n, what) {
     this.need(n, what);
-    const p = this.m._sp_wasm_alloc(n) >>> 0;
+    let p = this.m._sp_wasm_alloc(n) >>> 0;
+    if (p === 0 && this.m._sp_wasm_trim() > 0) p = this.m._sp_wasm_alloc(n) >>> 0;   // caches give way
     if (p === 0) throw new ScratchpackError(codes.NOMEM, `no WASM memory for ${what} (${n} bytes)`);
     this.check(p + n);
     return p;
@@ -123,9 +125,7 @@ export class Heap {
     if (n > this.stageCap) {
       this.need(n, 'staging');
       this.unstage(0);
-      let cap = Math.max(4096, this.stageCap);
-      while (cap < n) cap *= 2;
-      if (cap > this.cap) cap = n;
+      const cap = Math.max(4096, Math.ceil(n / 4096) * 4096);   // chunks keep n small: no need to double
       this.stagePtr = this.alloc(cap, 'staging');
       this.stageCap = cap;
     }
@@ -154,8 +154,10 @@ export class Heap {
 // ---- numeric arrays ---------------------------------------------------------
 
 // Bigger typed arrays are staged and encoded this many bytes of elements at
-// a time, so the staging block stays small whatever the array's size.
-export const ARRAY_CHUNK = 1 << 20;
+// a time, so the staging block stays small whatever the array's size (a
+// chunk and its encoding take ~0.6 MiB: small enough to fit between the
+// blocks of a fragmented heap).
+export const ARRAY_CHUNK = 256 * 1024;
 
 // Bytes per element, most and fewest, by sp_num_kind (js/typed.js KIND):
 // integers take their smallest form, floats are never narrowed.

@@ -243,6 +243,7 @@ EXPORT uint32_t sp_wasm_memory_max(void) { return (uint32_t)emscripten_get_heap_
 EXPORT int sp_wasm_configure(int kind, size_t a, unsigned b, unsigned max_seq, size_t keep) {
   sp_pool *arrays = NULL;
   sp_seq_pool *seqs;
+  if (max_seq > SP_SEQ_POOL_MAX) return SP_E_INVALID_ARGUMENT;
   switch (kind) {
     case 0: arrays = sp_bucket_pool_create(a, b); break;
     case 1: arrays = a > UINT_MAX ? NULL : sp_shared_pool_create((unsigned)a, b); break;
