@@ -22,7 +22,7 @@ const dispose = typeof Symbol.dispose === 'symbol' ? Symbol.dispose : Symbol.for
  * so read lease.bytes again after any other call on the instance.
  */
 export class Lease {
-  /** owner._endLease(holder, grip) gives the memory back (no closure per lease but release). */
+  /** owner._endLease(lease) gives the memory back (holder: what holds it, the entry's sink). */
   constructor(owner, holder, ptr, length, view) {
     this._owner = owner;
     this._holder = holder;
@@ -59,7 +59,7 @@ export class Lease {
     const owner = this._owner;
     if (owner === null) return;
     this._owner = null;
-    owner._endLease(this._holder, this._grip, this._length);
+    owner._endLease(this);
     this._holder = null;
   }
 

@@ -230,12 +230,12 @@ export class Scratchpack {
   encodeView(value) {
     this._open();
     const s = this._takeSink();
-    let where;
+    let p;
     this._depth++;
     try {
       s.beginArray(this._scratchSize);
       encodeWith(s, value, this._maxDepth);
-      where = s.message();
+      p = s.message();
     } catch (e) {
       s.release();
       this._sinks.push(s);
@@ -243,7 +243,7 @@ export class Scratchpack {
     } finally {
       this._depth--;
     }
-    const [p, n] = where;
+    const n = s.messageLength;
     const lease = new Lease(this, s, p, n, this._viewAt(p, n));
     this._leases++;
     this._leaseBytes += n;
@@ -257,10 +257,15 @@ export class Scratchpack {
     return new Uint8Array(this._heap.buffer, p, n);
   }
 
-  // A lease ends (release, dispose, or the collector): its writer gives
-  // back the scratch or sequence under it. grip: its watch, if any.
-  _endLease(s, grip, bytes) {
-    if (grip !== null) grip.ended = true;
+  // A lease ends (release or dispose): its writer gives back the scratch
+  // or sequence under it.
+  _endLease(lease) {
+    if (lease === this._fresh) this._fresh = null;      // nothing to watch
+    else if (lease._grip !== null) lease._grip.ended = true;
+    this._endHeld(lease._holder, lease._length);
+  }
+
+  _endHeld(s, bytes) {
     this._leases--;
     this._leaseBytes -= bytes;
     if (this._closed) return;
@@ -271,11 +276,12 @@ export class Scratchpack {
   // The newest lease outlived the call that made it: from now on the
   // garbage collector ends it once neither it nor a view of it can be
   // reached. (Deferred: watching costs ~0.3-0.8 us, more than a small
-  // encode, and most leases are released before the next call.)
+  // encode, and most leases are released before the next call, which
+  // clears _fresh.)
   _watchFresh() {
     const l = this._fresh;
     this._fresh = null;
-    if (l._owner === null || this._reclaim === null) return;
+    if (this._reclaim === null) return;
     const grip = { sink: l._holder, bytes: l._length, views: 0, ended: false };
     l._grip = grip;
     this._watchView(l._view, grip);
@@ -291,7 +297,7 @@ export class Scratchpack {
   _reclaimed(grip) {
     if (--grip.views > 0 || grip.ended) return;
     grip.ended = true;
-    this._endLease(grip.sink, null, grip.bytes);
+    this._endHeld(grip.sink, grip.bytes);
   }
 
   /**

@@ -250,6 +250,7 @@ export class HeapSink {
     this.end = 0;
     this.fixed = false;
     this.whole = true;                      // the message stays in memory (not a stream)
+    this.messageLength = 0;
   }
 
   /** The DataView over the span's memory (writer.js asks when its dv is null). */
@@ -400,23 +401,28 @@ export class HeapSink {
 
   /**
    * The finished message in one piece of linear memory, kept until release:
-   * [address, length]. One segment or the scratch as they are; several are
-   * copied into one block by C.
+   * returns its address, and leaves its length in this.messageLength. One
+   * segment or the scratch as they are; several are copied into one block
+   * by C.
    */
   message() {
-    if (this.inScratch()) return [this.base(), this.pos - this.base()];
+    if (this.inScratch()) {
+      const base = this.heap.u32[this.baseAt];
+      this.messageLength = this.pos - base;
+      return base;
+    }
     this.finish();
     const p = this.m._sp_wasm_view(this.job) >>> 0;
     if (p === 0) throw jobFailure(this.heap, this.job);
-    const n = this.length();
-    this.heap.check(p + n);
-    return [p, n];
+    this.messageLength = this.length();
+    this.heap.check(p + this.messageLength);
+    return p;
   }
 
   /** The finished message as one view of linear memory (kept until release). */
   messageView() {
-    const [p, n] = this.message();
-    return new Uint8Array(this.heap.buffer, p, n);
+    const p = this.message();
+    return new Uint8Array(this.heap.buffer, p, this.messageLength);
   }
 
   release() {
