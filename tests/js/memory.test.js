@@ -215,3 +215,37 @@ test('cacheLimit bounds what the pool keeps: 0 keeps nothing, Infinity only the 
   for (const sp of [none, all, some]) assert.deepEqual(decode(sp.encode(value)), value);
   none.close(); all.close(); some.close();
 });
+
+// Typed arrays over 256 KiB are staged and encoded a chunk at a time (the
+// header from JS, each chunk's own header dropped): the bytes must be those
+// of one C call over the whole array (encodeAsync's sp_to_array), for every
+// kind, at every chunk and header boundary, through every entry.
+test('typed arrays staged in chunks give the bytes of one C call, every kind and size', async () => {
+  const sp = await createScratchpack({ wasm: 'single' });
+  const ctors = [Int8Array, Uint8ClampedArray, Int16Array, Uint16Array, Int32Array, Uint32Array,
+    Float32Array, Float64Array, BigInt64Array, BigUint64Array];
+  for (const C of ctors) {
+    const per = 256 * 1024 / C.BYTES_PER_ELEMENT;
+    for (const n of [0, 15, 16, 65535, 65536, per - 1, per, per + 1, 2 * per + 17]) {
+      const a = new C(n);
+      for (let i = 0; i < n; i++) {
+        const f = (Math.sin(i * 12.9898) * 43758.5453) % 1;
+        if (C === BigInt64Array || C === BigUint64Array) a[i] = BigInt(Math.floor(Math.abs(f) * 2 ** 52)) * BigInt(i % 3 ? 1 : 2000);
+        else if (C === Float32Array || C === Float64Array) a[i] = f * 1e6;
+        else a[i] = Math.floor(f * 2 ** 33);                    // wraps: every integer form
+      }
+      const want = await sp.encodeAsync(a);
+      const what = `${C.name}(${n})`;
+      assert.ok(sameBytes(sp.encode(a), want), what);
+      const t = new Uint8Array(want.length + 3);
+      assert.equal(sp.encodeInto(a, t, 3), want.length, what);
+      assert.ok(sameBytes(t.subarray(3), want), what);
+      assert.throws(() => sp.encodeInto(a, new Uint8Array(want.length + 2), 3), { code: 'BUFFER_TOO_SMALL' });
+      const lease = sp.encodeView([a]);
+      assert.ok(sameBytes(lease.bytes.subarray(1), want), what);
+      lease.release();
+    }
+  }
+  assert.ok(sp.stats().heap.staging <= 1 << 20);
+  sp.close();
+});
