@@ -34,6 +34,9 @@ export function decodeOptions(o, base = decodeDefaults) {
   if (o === undefined || o === null) return base;
   const r = { ...base, ...o };
   const bad = (what) => new ScratchpackError(codes.INVALID_ARGUMENT, what);
+  for (const k of Object.keys(o))             // a misspelt name is an error, not a default
+    if (!(k in decodeDefaults) && k !== 'bulkRead')
+      throw bad(`unknown decode option '${k}'; known: ${Object.keys(decodeDefaults).join(', ')}`);
   if (!int64Modes.includes(r.int64)) throw bad(`int64 must be one of ${int64Modes.join(', ')}`);
   if (!mapModes.includes(r.maps)) throw bad(`maps must be one of ${mapModes.join(', ')}`);
   if (r.binary !== 'copy' && r.binary !== 'view') throw bad("binary must be 'copy' or 'view'");

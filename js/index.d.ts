@@ -1,4 +1,6 @@
 // index.d.ts -- hand-written declarations for the scratchpack package.
+// Symbol.dispose (a lease ends at the end of a `using` block) comes from this lib:
+/// <reference lib="esnext.disposable" />
 
 /**
  * Every code a {@link ScratchpackError} can carry. The C core names the same
@@ -55,24 +57,37 @@ export declare class Ext {
 }
 
 /**
- * A view of shared linear memory that nothing writes over until release().
+ * A view of linear memory that nothing writes over until the lease ends:
+ * release() (detached too), the end of a `using` block, or -- once neither
+ * the lease nor its view can be reached -- the garbage collector.
  * @example
  * const lease = sp.encodeView(value);
  * socket.write(lease.bytes);          // or post it to a worker: no copy
  * lease.release();                    // then never read lease.bytes again
+ * @example
+ * using lease = sp.encodeView(value); // released at the end of the block
+ * @example
+ * const { bytes, release } = sp.encodeView(value);
+ * await send(bytes);
+ * release();
  */
-export declare class Lease {
+export declare class Lease implements Disposable {
   /** Only encodeView makes leases. */
   private constructor();
   /**
    * The message: a view of the module's memory (a SharedArrayBuffer in the
    * pthread build), so not a `BufferSource`; copy it (`.slice()`) to own it.
+   * In the single-threaded build a view made before memory grew reads as
+   * empty (its buffer was detached): read `lease.bytes` again after other
+   * calls on the instance. (In the pthread build it stays valid.)
    */
   readonly bytes: Uint8Array<ArrayBufferLike>;
-  /** False once release() has run. */
+  /** False once the lease has ended. */
   readonly live: boolean;
-  /** Gives the memory back to the scratch or the pool. Idempotent. Call it on the lease (not detached). */
-  release(this: Lease): void;
+  /** Gives the memory back to the scratch or the pool. Idempotent; works detached. */
+  readonly release: () => void;
+  /** The same as release(): what `using` calls. */
+  [Symbol.dispose](): void;
 }
 
 /** Typed arrays decode can produce for numeric MessagePack arrays. */
@@ -147,7 +162,10 @@ export type PoolOption =
       sequences?: number | undefined }
   | { kind: 'shared'; partitions?: number | undefined; perPartition?: number | undefined; sequences?: number | undefined };
 
-/** Every option may be left out or undefined (the default). */
+/**
+ * Every option may be left out or undefined (the default); an unknown name
+ * is INVALID_ARGUMENT (so is a size out of range).
+ */
 export interface ScratchpackOptions {
   /** Worker pthreads for encodeAsync (pthread build only), 0..64. Default 0; startup costs ~80 ms per thread. */
   threads?: number | undefined;
@@ -161,6 +179,18 @@ export interface ScratchpackOptions {
   wasm?: 'auto' | 'threads' | 'single' | undefined;
   /** The .wasm bytes, when the host cannot read or fetch them next to the module. */
   wasmBinary?: ArrayBuffer | Uint8Array | undefined;
+  /**
+   * The most bytes linear memory may grow to (it starts at 16 MiB and grows
+   * on demand): 16 MiB .. 4 GiB - 64 KiB (the default, the wasm32 limit),
+   * rounded down to 64 KiB pages. Past it, allocations fail: NOMEM.
+   */
+  maxMemory?: number | undefined;
+  /**
+   * The most bytes of arrays the pool keeps cached between calls (default
+   * 4 MiB; 0 keeps none; Infinity leaves only the pool's counts: 100 arrays
+   * per bucket up to 128 KiB is ~25 MiB).
+   */
+  cacheLimit?: number | undefined;
 }
 
 /** Counters from C (allocation per thread, pools) and the WASM heap. */
@@ -169,13 +199,19 @@ export interface ScratchpackStats {
     unpooledCalls: number; unpooledBytes: number };
   /** Bytes the core allocated and has not freed (pools' cached arrays included). */
   liveBytes: number;
+  /** The pool under the sequences; `cached` arrays of `cachedBytes` in all are kept now. */
   pool: { rents: number; returns: number; slotHits: number; partitionHits: number; fallbackHits: number;
-    lockWaits: number; fresh: number; unpooled: number; drops: number; trims: number; cached: number };
+    lockWaits: number; fresh: number; unpooled: number; drops: number; trims: number; cached: number;
+    cachedBytes: number };
   sequences: { rents: number; returns: number; fresh: number; drops: number; lockWaits: number; idle: number };
-  /** malloc's bytes in use and obtained, and the fixed memory size. */
-  heap: { used: number; total: number; size: number };
-  /** Leases not yet released. */
+  /**
+   * malloc's bytes in use and obtained from memory, linear memory's size now
+   * and the most it may grow to (maxMemory), and the staging block kept.
+   */
+  heap: { used: number; total: number; size: number; max: number; staging: number };
+  /** Leases not yet ended, and the bytes of their messages. */
   leases: number;
+  leaseBytes: number;
   threads: number;
   /** The int32 bulk kernel: 'simd128' or 'scalar'. */
   kernel: string;
@@ -384,6 +420,14 @@ export declare class Scratchpack {
 
   /** Counters from C. */
   stats(this: Scratchpack): ScratchpackStats;
+
+  /**
+   * Gives back everything the instance caches (the pool's arrays, idle
+   * sequences, the staging block, the scratch unless a lease holds it) and
+   * returns the bytes freed. Linear memory itself never shrinks; what trim
+   * frees is used before it grows again.
+   */
+  trim(this: Scratchpack): number;
 
   /** Ends the worker pthreads so the process can exit; the instance is unusable afterwards. */
   close(this: Scratchpack): void;

@@ -1,39 +1,129 @@
 // scratchpack.js -- one loaded module and the entries over it.
-// Owns: options, the free lists of C jobs and sinks (one per nesting level
-// or live lease), the five entries (encode, encodeView, encodeInto,
-// encodeToStream, encodeAsync), decode, decodeStream and decodeMultiple with
-// the instance's limits, stats, close. Must not touch: formats (writer.js,
-// decoder.js) or C internals (sinks.js and tasks.js speak to sp_wasm.c).
+// Owns: options (checked before anything reaches C), the free lists of C
+// jobs and sinks (one per nesting level or live lease), the five entries
+// (encode, encodeView, encodeInto, encodeToStream, encodeAsync), leases'
+// ends (release, dispose, the garbage collector), the memory cap, decode,
+// decodeStream and decodeMultiple with the instance's limits, stats, trim,
+// close. Must not touch: formats
+// (writer.js, decoder.js) or C internals (sinks.js and tasks.js speak to
+// sp_wasm.c).
 
 import { decodeDefaults, decodeOptions, decodeValue } from './decoder.js';
 import { bufferValues, streamOptions, streamValues } from './decode-stream.js';
 import { streamEncode } from './encode-stream.js';
 import { ScratchpackError, codes, finishEncodeError } from './errors.js';
 import { Lease } from './lease.js';
-import { Heap, HeapSink, TargetSink, checkSpanLayout, jobFailure } from './sinks.js';
+import { Heap, HeapSink, TargetSink, U32_MAX, checkSpanLayout } from './sinks.js';
 import { openWritable } from './stream.js';
 import { Tasks } from './tasks.js';
 import { KIND, kindOfCtor, numericKind } from './typed.js';
 import { canUseThreads, endWorkers, loadModule, unrefWorkers } from './wasm.js';
-import { encodeWith } from './writer.js';
+import { encodeWith, resync } from './writer.js';
 
+const MiB = 1 << 20;
+
+/**
+ * The instance's options and their ranges: every one is checked here,
+ * before the module loads, so no size reaches C that a wasm32 parameter
+ * cannot hold (a JS number past 2^32 would wrap in the i32 conversion).
+ */
+const OPTIONS = ['threads', 'scratchSize', 'pool', 'limits', 'wasm', 'wasmBinary', 'maxMemory', 'cacheLimit'];
+const POOL_OPTIONS = ['kind', 'maxLength', 'perBucket', 'partitions', 'perPartition', 'sequences'];
+const LIMIT_OPTIONS = Object.keys(decodeDefaults).filter((k) => k.startsWith('max'));
 const poolKinds = ['default', 'bucket', 'shared', 'lockfree'];
 
-function normalize(o) {
-  const bad = (what) => new ScratchpackError(codes.INVALID_ARGUMENT, what);
+/** The pool's limits (src/include/sp_pool.h and sp_sequence.h allow more; these keep its tables small). */
+export const POOL_LIMITS = Object.freeze({
+  maxLength: 1 << 30,        // the largest bucket, 1 GiB
+  perBucket: 65536,          // slot pointers per bucket, allocated up front
+  partitions: 1024,
+  perPartition: 65536,
+  arraysPerBucket: 1 << 20,  // partitions x perPartition (pointers per bucket)
+  sequences: 65536,          // SP_SEQ_POOL_MAX
+});
+
+/** What the instance keeps cached between calls by default: the pool's arrays, in bytes. */
+export const DEFAULT_CACHE_LIMIT = 4 * MiB;
+// The wasm32 limit (the builds' MAXIMUM_MEMORY less one page); the module reports the same.
+const MEMORY_MAX = 2 ** 32 - 65536;
+
+const bad = (what) => new ScratchpackError(codes.INVALID_ARGUMENT, what);
+
+// 'trheads' -> ' (did you mean threads?)' for a name one or two edits away.
+function suggest(name, known) {
+  const close = known.find((k) => editDistance(name, k) <= 2);
+  return close ? ` (did you mean ${close}?)` : '';
+}
+
+function editDistance(a, b) {
+  let row = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const next = [i];
+    for (let j = 1; j <= b.length; j++)
+      next[j] = Math.min(row[j] + 1, next[j - 1] + 1, row[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+    row = next;
+  }
+  return row[b.length];
+}
+
+/** Throws INVALID_ARGUMENT naming any key of o that is not in known. */
+function onlyKnown(o, known, where) {
+  for (const k of Object.keys(o))
+    if (!known.includes(k)) throw bad(`unknown ${where} '${k}'${suggest(k, known)}; known: ${known.join(', ')}`);
+}
+
+function integerIn(v, lo, hi, name) {
+  if (!Number.isInteger(v) || v < lo || v > hi)
+    throw bad(`${name} must be an integer in ${lo}..${hi}, not ${v}`);
+  return v;
+}
+
+/**
+ * The C arguments of sp_wasm_configure for a pool option: [kind, a, b,
+ * sequences], every one range-checked (INVALID_ARGUMENT names the limit).
+ */
+export function poolArgs(pool) {
+  const p = typeof pool === 'string' ? { kind: pool } : pool;
+  if (p === null || typeof p !== 'object')
+    throw bad(`pool must be one of ${poolKinds.join(', ')}, or { ${POOL_OPTIONS.join(', ')} }`);
+  onlyKnown(p, POOL_OPTIONS, 'pool option');
+  const kind = p.kind ?? 'bucket';
+  if (!poolKinds.includes(kind))
+    throw bad(`pool must be one of ${poolKinds.join(', ')}, or { ${POOL_OPTIONS.join(', ')} }`);
+  const L = POOL_LIMITS;
+  const sequences = integerIn(p.sequences ?? 0, 0, L.sequences, 'pool.sequences');
+  if (kind === 'shared') {
+    const parts = integerIn(p.partitions ?? 0, 0, L.partitions, 'pool.partitions');
+    const per = integerIn(p.perPartition ?? 0, 0, L.perPartition, 'pool.perPartition');
+    if ((parts || 1) * (per || 32) > L.arraysPerBucket)
+      throw bad(`pool.partitions x pool.perPartition must be at most ${L.arraysPerBucket}, not ${parts * per}`);
+    return [1, parts, per, sequences];
+  }
+  const maxLength = integerIn(p.maxLength ?? 80 * 1024, 1, L.maxLength, 'pool.maxLength');
+  const perBucket = integerIn(p.perBucket ?? 100, 1, L.perBucket, 'pool.perBucket');
+  return [kind === 'lockfree' ? 2 : 0, maxLength, perBucket, sequences];
+}
+
+/** Checks the options (unknown names, kinds, ranges) and fills in the defaults. */
+export function normalize(o) {
+  if (o === null || typeof o !== 'object') throw bad('options must be an object');
+  onlyKnown(o, OPTIONS, 'option');
   const r = {
     threads: o.threads ?? 0,
     scratchSize: o.scratchSize ?? 65536,
-    pool: o.pool ?? 'default',
+    pool: poolArgs(o.pool ?? 'default'),
     limits: o.limits ?? {},
     wasm: o.wasm ?? 'auto',
     wasmBinary: o.wasmBinary,
+    maxMemory: o.maxMemory ?? MEMORY_MAX,
+    cacheLimit: o.cacheLimit ?? DEFAULT_CACHE_LIMIT,
   };
-  if (!Number.isInteger(r.threads) || r.threads < 0 || r.threads > 64) throw bad('threads must be an integer in 0..64');
-  if (!Number.isInteger(r.scratchSize) || r.scratchSize < 8 || r.scratchSize > 1 << 30)
-    throw bad('scratchSize must be an integer in 8..2^30');
-  const kind = typeof r.pool === 'string' ? r.pool : r.pool.kind ?? 'bucket';
-  if (!poolKinds.includes(kind)) throw bad(`pool must be one of ${poolKinds.join(', ')}, or { kind, maxLength, perBucket, partitions, perPartition, sequences }`);
+  integerIn(r.threads, 0, 64, 'threads');
+  integerIn(r.scratchSize, 8, 1 << 30, 'scratchSize');
+  integerIn(r.maxMemory, 16 * MiB, MEMORY_MAX, 'maxMemory');
+  if (r.cacheLimit !== Infinity) integerIn(r.cacheLimit, 0, U32_MAX, 'cacheLimit');
+  if (typeof r.limits !== 'object' || r.limits === null) throw bad('limits must be an object');
+  onlyKnown(r.limits, LIMIT_OPTIONS, 'limit');
   if (!['auto', 'threads', 'single'].includes(r.wasm)) throw bad("wasm must be 'auto', 'threads' or 'single'");
   return r;
 }
@@ -52,11 +142,17 @@ export async function createScratchpack(options = {}) {
   return new Scratchpack(m, o, threaded);
 }
 
+const mib = (n) => `${(n / MiB).toFixed(1)} MiB`;
+
 export class Scratchpack {
   constructor(m, o, threaded) {
     this._m = m;
     this._heap = new Heap(m);
     checkSpanLayout(m, this._heap);
+    const size = this._heap.size();
+    if (o.maxMemory < size)
+      throw bad(`maxMemory ${o.maxMemory} is below the ${size} bytes the module already has`);
+    this._heap.setCap(o.maxMemory);
     this._scratchSize = o.scratchSize;
     this._decode = decodeOptions({ ...o.limits, bulkRead: (src, at, n, ctor) => this._readTyped(src, at, n, ctor) },
       decodeDefaults);
@@ -64,16 +160,19 @@ export class Scratchpack {
     this._sinks = [];
     this._targets = [];
     this._leases = 0;
+    this._leaseBytes = 0;
+    this._fresh = null;                   // the newest lease, watched from the next call on
+    this._reclaim = typeof FinalizationRegistry === 'function'
+      ? new FinalizationRegistry((grip) => this._reclaimed(grip)) : null;
+    this._depth = 0;                      // encodes running (a getter may call in again)
     this._closed = false;
     this.threaded = threaded;
-    configurePool(m, o.pool);
+    configurePool(m, o.pool, o.cacheLimit);
+    this._statsPtr = this._heap.alloc(ST_COUNT * 8, 'the stats block');
     this._tasks = new Tasks(this._heap, o.scratchSize);
     this.threads = o.threads > 0 ? m._sp_wasm_workers_start(o.threads) : 0;
     this._tasks.workers = this.threads;
     unrefWorkers(m);
-    this._bulkBuffer = 0;
-    this._bulkJob = 0;
-    this._statsPtr = 0;
   }
 
   _open() {
@@ -81,11 +180,30 @@ export class Scratchpack {
   }
 
   _takeSink() {
+    if (this._fresh !== null) this._watchFresh();
     const s = this._sinks.pop();
     if (s !== undefined) return s;
-    const job = this._m._sp_wasm_job_new();
-    if (!job) throw new ScratchpackError(codes.NOMEM, 'no WASM memory for another writer');
+    const job = this._m._sp_wasm_job_new() >>> 0;
+    if (!job) throw this._explain(new ScratchpackError(codes.NOMEM, 'no WASM memory for another writer'));
     return new HeapSink(this._heap, job);
+  }
+
+  // A NOMEM says where memory stands, and how many leases hold some.
+  _explain(e) {
+    if (!(e instanceof ScratchpackError) || e.code !== codes.NOMEM) return e;
+    const heap = this._heap;
+    let more = `linear memory is ${mib(heap.size())} of at most ${mib(heap.cap)} (maxMemory)`;
+    if (this._leases > 0)
+      more += `; ${this._leases} lease${this._leases === 1 ? ' is' : 's are'} live, holding ` +
+        `${this._leaseBytes} bytes of messages and the buffers under them: release() them, ` +
+        'or drop them and the garbage collector reclaims them';
+    e.message += ` (${more})`;
+    return e;
+  }
+
+  // The error an entry throws.
+  _fail(e) {
+    return this._explain(finishEncodeError(e));
   }
 
   /**
@@ -95,13 +213,15 @@ export class Scratchpack {
   encode(value) {
     this._open();
     const s = this._takeSink();
+    this._depth++;
     try {
       s.beginArray(this._scratchSize);
       encodeWith(s, value, this._maxDepth);
       return s.copyOut();
     } catch (e) {
-      throw finishEncodeError(e);
+      throw this._fail(e);
     } finally {
+      this._depth--;
       s.release();
       this._sinks.push(s);
     }
@@ -109,31 +229,79 @@ export class Scratchpack {
 
   /**
    * Encodes value and returns a lease on it in linear memory: lease.bytes
-   * is a view no later encode writes over until lease.release().
+   * is a view no later encode writes over until the lease ends.
    */
   encodeView(value) {
     this._open();
     const s = this._takeSink();
-    let bytes;
+    let p;
+    this._depth++;
     try {
       s.beginArray(this._scratchSize);
       encodeWith(s, value, this._maxDepth);
-      bytes = s.messageView();
+      p = s.message();
     } catch (e) {
       s.release();
       this._sinks.push(s);
-      throw finishEncodeError(e);
+      throw this._fail(e);
+    } finally {
+      this._depth--;
     }
+    const n = s.messageLength;
+    const lease = new Lease(this, s, p, n, this._viewAt(p, n));
     this._leases++;
-    return new Lease(bytes, this, s);
+    this._leaseBytes += n;
+    this._fresh = lease;
+    return lease;
   }
 
-  // A lease ends: its writer gives back the scratch or sequence under it.
-  _endLease(s) {
+  // A view of n bytes of linear memory at p, over the memory as it is now.
+  _viewAt(p, n) {
+    this._heap.check(p + n);
+    return new Uint8Array(this._heap.buffer, p, n);
+  }
+
+  // A lease ends (release or dispose): its writer gives back the scratch
+  // or sequence under it.
+  _endLease(lease) {
+    if (lease === this._fresh) this._fresh = null;      // nothing to watch
+    else if (lease._grip !== null) lease._grip.ended = true;
+    this._endHeld(lease._holder, lease._length);
+  }
+
+  _endHeld(s, bytes) {
     this._leases--;
+    this._leaseBytes -= bytes;
     if (this._closed) return;
     s.release();
     this._sinks.push(s);
+  }
+
+  // The newest lease outlived the call that made it: from now on the
+  // garbage collector ends it once neither it nor a view of it can be
+  // reached. (Deferred: watching costs ~0.3-0.8 us, more than a small
+  // encode, and most leases are released before the next call, which
+  // clears _fresh.)
+  _watchFresh() {
+    const l = this._fresh;
+    this._fresh = null;
+    if (this._reclaim === null) return;
+    const grip = { sink: l._holder, bytes: l._length, views: 0, ended: false };
+    l._grip = grip;
+    this._watchView(l._view, grip);
+    if (l._views !== null) for (const v of l._views) if (v !== l._view) this._watchView(v, grip);
+  }
+
+  // One more view whose loss the lease's end waits for.
+  _watchView(v, grip) {
+    grip.views++;
+    this._reclaim.register(v, grip);
+  }
+
+  _reclaimed(grip) {
+    if (--grip.views > 0 || grip.ended) return;
+    grip.ended = true;
+    this._endHeld(grip.sink, grip.bytes);
   }
 
   /**
@@ -145,39 +313,19 @@ export class Scratchpack {
     if (!(target instanceof Uint8Array)) throw new ScratchpackError(codes.INVALID_ARGUMENT, 'encodeInto needs a Uint8Array target');
     if (!Number.isInteger(offset) || offset < 0 || offset > target.length)
       throw new ScratchpackError(codes.INVALID_ARGUMENT, `offset ${offset} is outside the target (0..${target.length})`);
-    const t = this._targets.pop() || new TargetSink((kind, view) => this._bulk(kind, view));
+    const t = this._targets.pop() || new TargetSink(this._heap);
+    this._depth++;
     try {
       t.begin(target, offset);
       encodeWith(t, value, this._maxDepth);
       return t.finish() - offset;
     } catch (e) {
-      throw finishEncodeError(e);
+      throw this._fail(e);
     } finally {
+      this._depth--;
       t.clear();
       this._targets.push(t);
     }
-  }
-
-  // A typed array as MessagePack bytes in C's buffer (for encodeInto).
-  _bulk(kind, view) {
-    const m = this._m, heap = this._heap;
-    if (!this._bulkBuffer) {
-      this._bulkBuffer = m._sp_wasm_buffer_new();
-      this._bulkJob = m._sp_wasm_job_new();
-      if (!this._bulkBuffer || !this._bulkJob) throw new ScratchpackError(codes.NOMEM, 'no WASM memory for a buffer');
-    }
-    const src = heap.stage(view);
-    m._sp_wasm_buffer_clear(this._bulkBuffer);
-    try {
-      if (m._sp_wasm_begin_buffer(this._bulkJob, this._bulkBuffer) !== 0 ||
-          m._sp_wasm_write_array(this._bulkJob, kind, src, view.length) !== 0 || m._sp_wasm_finish(this._bulkJob) !== 0)
-        throw jobFailure(heap, this._bulkJob);
-    } finally {
-      m._sp_wasm_release(this._bulkJob);
-    }
-    heap.check();
-    const p = m._sp_wasm_buffer_data(this._bulkBuffer);
-    return heap.u8.subarray(p, p + m._sp_wasm_buffer_len(this._bulkBuffer));
   }
 
   /**
@@ -194,6 +342,8 @@ export class Scratchpack {
     const s = this._takeSink();
     try {
       return await streamEncode(s, value, out, this._maxDepth, () => this._closed);
+    } catch (e) {
+      throw this._fail(e);
     } finally {
       s.release();
       this._sinks.push(s);
@@ -221,15 +371,24 @@ export class Scratchpack {
     if (kind < 0 || kind === KIND.F32 || kind === KIND.F64 || this._closed) return null;
     const heap = this._heap, size = ctor.BYTES_PER_ELEMENT;
     const avail = Math.min(src.length - at, 9 * n + 5);
-    const inAt = heap.reserve(avail + 8 + n * size);
-    heap.check();
-    const outAt = (inAt + avail + 7) & ~7;
+    const outOff = (avail + 7) & ~7, total = outOff + n * size;
+    if (total > heap.cap) return null;          // the JS decoder reads it without C's help
+    let inAt;
+    try {
+      inAt = heap.reserve(total);
+    } catch {
+      return null;                               // no memory to stage it: the same
+    }
     heap.u8.set(avail === src.length && at === 0 ? src : src.subarray(at, at + avail), inAt);
-    const used = this._m._sp_wasm_read_array(kind, inAt, avail, outAt, n);
-    if (used === 0) return null;
-    const out = new ctor(n);
-    out.set(new ctor(heap.buffer, outAt, n));
-    return [out, at + used];
+    const used = this._m._sp_wasm_read_array(kind, inAt, avail, inAt + outOff, n) >>> 0;
+    let out = null;
+    if (used !== 0) {
+      out = new ctor(n);
+      out.set(new ctor(heap.buffer, inAt + outOff, n));
+    }
+    heap.unstage();
+    if (this._depth > 0) resync();               // decode called from a getter of an encode
+    return out === null ? null : [out, at + used];
   }
 
   /** Decodes one value; options override the instance's limits for this call. */
@@ -252,26 +411,44 @@ export class Scratchpack {
     return bufferValues(bytes, options === undefined ? this._decode : decodeOptions(options, this._decode));
   }
 
-  /** Allocation and pool counters from C, and the WASM heap in use. */
+  /** Allocation and pool counters from C, the WASM heap, and live leases. */
   stats() {
     this._open();
-    const m = this._m;
-    if (!this._statsPtr) this._statsPtr = m._sp_wasm_alloc(26 * 8);
+    const m = this._m, heap = this._heap;
     m._sp_wasm_stats(this._statsPtr);
-    this._heap.check();
-    const f = new Float64Array(this._heap.buffer, this._statsPtr, 26);
+    heap.check(this._statsPtr + ST_COUNT * 8);
+    const f = new Float64Array(heap.buffer, this._statsPtr, ST_COUNT);
     const names = (list, at) => Object.fromEntries(list.map((k, i) => [k, f[at + i]]));
+    const pool = names(['rents', 'returns', 'slotHits', 'partitionHits', 'fallbackHits', 'lockWaits', 'fresh',
+      'unpooled', 'drops', 'trims', 'cached'], 7);
+    pool.cachedBytes = f[26];
     return {
       alloc: names(['allocCalls', 'allocBytes', 'freeCalls', 'freeBytes', 'unpooledCalls', 'unpooledBytes'], 0),
       liveBytes: f[6],
-      pool: names(['rents', 'returns', 'slotHits', 'partitionHits', 'fallbackHits', 'lockWaits', 'fresh',
-        'unpooled', 'drops', 'trims', 'cached'], 7),
+      pool,
       sequences: names(['rents', 'returns', 'fresh', 'drops', 'lockWaits', 'idle'], 18),
-      heap: { used: f[24], total: f[25], size: this._heap.buffer.byteLength },
+      heap: { used: f[24], total: f[25], size: heap.size(), max: heap.cap, staging: heap.stageCap },
       leases: this._leases,
+      leaseBytes: this._leaseBytes,
       threads: this.threads,
-      kernel: this._heap.cString(m._sp_wasm_kernel()),
+      kernel: heap.cString(m._sp_wasm_kernel()),
     };
+  }
+
+  /**
+   * Gives back everything the instance caches: the pool's arrays, idle
+   * sequences, the staging block, and the scratch when no lease or encode
+   * holds it. Linear memory itself never shrinks (WebAssembly cannot), but
+   * what trim frees is reused before memory grows again. Returns the bytes
+   * freed.
+   */
+  trim() {
+    this._open();
+    const heap = this._heap, staged = heap.stageCap;
+    heap.unstage(0);
+    const freed = staged + this._m._sp_wasm_trim();
+    heap.refresh();
+    return freed;
   }
 
   /**
@@ -294,15 +471,16 @@ export class Scratchpack {
   }
 }
 
-// The pool under the sequences: the process default, or one of the three
-// kinds of src/include/sp_pool.h made for this instance.
-function configurePool(m, pool) {
-  if (pool === 'default') return;
-  const p = typeof pool === 'string' ? { kind: pool } : pool;
-  const kind = p.kind ?? 'bucket';
-  const rc = kind === 'shared'
-    ? m._sp_wasm_configure(1, p.partitions ?? 0, p.perPartition ?? 0, p.sequences ?? 0)
-    : m._sp_wasm_configure(kind === 'lockfree' ? 2 : 0, p.maxLength ?? 80 * 1024, p.perBucket ?? 100, p.sequences ?? 0);
+// sp_wasm_stats fills this many doubles (wasm/sp_wasm.c, ST_COUNT).
+const ST_COUNT = 27;
+
+// The pool under the sequences: the kinds of src/include/sp_pool.h, made
+// for this instance, caching at most cacheLimit bytes of arrays ('default'
+// is a bucket pool of C's default sizes: 16 B .. 128 KiB x 100).
+export function configurePool(m, [kind, a, b, sequences], cacheLimit) {
+  // C's budget: 0 means none; a budget of 1 byte keeps nothing (arrays are >= 16 B).
+  const keep = cacheLimit === Infinity ? 0 : Math.max(cacheLimit, 1);
+  const rc = m._sp_wasm_configure(kind, a, b, sequences, keep);
   if (rc === 1) throw new ScratchpackError(codes.NOMEM, 'no WASM memory for the pool');
-  if (rc !== 0) throw new ScratchpackError(codes.INVALID_ARGUMENT, `the ${kind} pool refused those sizes`);
+  if (rc !== 0) throw new ScratchpackError(codes.INTERNAL, `C refused a pool of checked sizes (${kind}, ${a}, ${b})`);
 }

@@ -18,19 +18,42 @@ const SPAN_FIELDS = ['size', 'cur', 'end', 'base', 'mode', 'scratch'];
 
 /** Throws INTERNAL when the module's span record is not the one SPAN describes. */
 export function checkSpanLayout(m, heap) {
-  const p = m._sp_wasm_span_layout() >> 2;
+  const p = m._sp_wasm_span_layout() >>> 2;
   const c = Object.fromEntries(SPAN_FIELDS.map((k, i) => [k, heap.u32[p + i]]));
   if (SPAN_FIELDS.some((k) => c[k] !== SPAN[k]))
     throw new ScratchpackError(codes.INTERNAL, `the module's span record ${JSON.stringify(c)} is not the one js/sinks.js reads`);
 }
 
-/** Linear memory as the sinks see it; views are re-made if the buffer changes. */
+/** The largest value a wasm32 size_t parameter holds. */
+export const U32_MAX = 0xffffffff;
+
+// Staging blocks bigger than this are freed after the call that needed them.
+const STAGE_KEEP = 4 << 20;
+
+/**
+ * Linear memory as the package sees it, and every pointer and size that
+ * crosses to C. The one place the rules live (tasks.js and stream.js use
+ * the same calls):
+ * - ptr(p): a pointer or size_t C returned, as an unsigned number (wasm32
+ *   values are i32 in JS: an address above 2 GiB arrives negative).
+ * - check(end): call after any C call that can allocate (memory may have
+ *   grown), and before reading at an address C gave: afterwards u8, u32,
+ *   i32, dv and buffer cover [0, end). Growth detaches the single-threaded
+ *   build's buffer (views read as empty) and leaves a pthread build's old
+ *   views valid but short (they still cover their old range).
+ * - need(n, what): throws NOMEM unless n bytes may be asked of C (an
+ *   integer within the memory's cap, so it also fits a size_t); call it
+ *   before passing any computed size.
+ * - alloc(n, what) / free(p, n): a checked block (unsigned pointer), or
+ *   NOMEM naming what it was for; when memory is short it first gives back
+ *   what the pools cache (sp_wasm_trim) and tries again.
+ */
 export class Heap {
   constructor(m) {
     this.m = m;
-    // The pthread build exports its (imported, shared) memory; the single-
-    // threaded one only has the views Emscripten made over its own.
-    this.memory = m.wasmMemory || { get buffer() { return m.HEAPU8.buffer; } };
+    this.memory = m.spMemory || m.wasmMemory;         // js/wasm.js finds it
+    this.max = m._sp_wasm_memory_max() >>> 0;          // the build's: 4 GiB - 64 KiB
+    this.cap = this.max;                               // the instance's (setCap)
     this.refresh();
     this.stagePtr = 0;
     this.stageCap = 0;
@@ -46,32 +69,67 @@ export class Heap {
   }
 
   /**
-   * Re-makes the views when memory.buffer is no longer the one they view.
-   * Both builds have fixed memory (no growth), so this only guards against
-   * a detached buffer; reading memory.buffer itself on every call costs
-   * more than a small encode (it was 15% of one).
+   * Re-makes the views unless they cover [0, end). One compare: reading
+   * memory.buffer on every call cost 15% of a small encode.
    */
-  check() {
-    if (this.u8.length === 0) this.refresh();
+  check(end = 0) {
+    if (end >= this.u8.length) this.refresh();
+  }
+
+  /** The memory's size now, in bytes. */
+  size() {
+    return this.memory.buffer.byteLength;
+  }
+
+  /** Caps growth at bytes (rounded down to 64 KiB pages); C's malloc then fails past it. */
+  setCap(bytes) {
+    this.cap = bytes - (bytes % 65536);
+    this.m._sp_wasm_set_memory_cap(this.cap);
+  }
+
+  /** A pointer or size C returned, as the unsigned number it is. */
+  ptr(p) {
+    return p >>> 0;
+  }
+
+  need(n, what) {
+    if (!(n <= this.cap) || !Number.isInteger(n) || n < 0)
+      throw new ScratchpackError(codes.NOMEM, `${what} needs ${n} bytes of WASM memory, ` +
+        `more than its maximum of ${this.cap} (maxMemory)`);
+  }
+
+  alloc(n, what) {
+    this.need(n, what);
+    let p = this.m._sp_wasm_alloc(n) >>> 0;
+    if (p === 0 && this.m._sp_wasm_trim() > 0) p = this.m._sp_wasm_alloc(n) >>> 0;   // caches give way
+    if (p === 0) throw new ScratchpackError(codes.NOMEM, `no WASM memory for ${what} (${n} bytes)`);
+    this.check(p + n);
+    return p;
+  }
+
+  free(p, n) {
+    this.m._sp_wasm_free(p, n);
   }
 
   /** A NUL-terminated C string at p. */
   cString(p) {
+    p >>>= 0;
+    this.refresh();                       // error paths only: cover the string wherever it is
     let s = '';
-    for (let i = p; p !== 0 && this.u8[i] !== 0; i++) s += String.fromCharCode(this.u8[i]);
+    for (let i = p; p !== 0 && i < this.u8.length && this.u8[i] !== 0; i++) s += String.fromCharCode(this.u8[i]);
     return s;
   }
 
   /** The staging block, at least n bytes (8-aligned); returns its address. */
   reserve(n) {
     if (n > this.stageCap) {
-      if (this.stagePtr) this.m._sp_wasm_free(this.stagePtr, this.stageCap);
-      let cap = Math.max(4096, this.stageCap * 2);
-      while (cap < n) cap *= 2;
-      this.stagePtr = this.m._sp_wasm_alloc(cap);
-      this.stageCap = this.stagePtr ? cap : 0;
-      if (!this.stagePtr) throw new EncodeFailure(codes.NOMEM, `no WASM memory to stage ${n} bytes`);
+      this.need(n, 'staging');
+      this.unstage(0);
+      const cap = Math.max(4096, Math.ceil(n / 4096) * 4096);   // chunks keep n small: no need to double
+      this.stagePtr = this.alloc(cap, 'staging');
+      this.stageCap = cap;
     }
+    this.check(this.stagePtr + n);
     return this.stagePtr;
   }
 
@@ -83,13 +141,80 @@ export class Heap {
     return p;
   }
 
-  /** Frees the staging block if it has grown past keep bytes. */
-  trimStage(keep) {
+  /** Frees the staging block if it is bigger than keep bytes (default: what is kept between calls). */
+  unstage(keep = STAGE_KEEP) {
     if (this.stageCap > keep) {
-      this.m._sp_wasm_free(this.stagePtr, this.stageCap);
+      this.free(this.stagePtr, this.stageCap);
       this.stagePtr = 0;
       this.stageCap = 0;
     }
+  }
+}
+
+// ---- numeric arrays ---------------------------------------------------------
+
+// Bigger typed arrays are staged and encoded this many bytes of elements at
+// a time, so the staging block stays small whatever the array's size (a
+// chunk and its encoding take ~0.6 MiB: small enough to fit between the
+// blocks of a fragmented heap).
+export const ARRAY_CHUNK = 256 * 1024;
+
+// Bytes per element, most and fewest, by sp_num_kind (js/typed.js KIND):
+// integers take their smallest form, floats are never narrowed.
+const WORST = [2, 2, 3, 3, 5, 5, 5, 9, 9, 9];
+const FEWEST = [1, 1, 1, 1, 1, 1, 5, 9, 1, 1];
+
+const arrayHeaderSize = (n) => (n < 16 ? 1 : n < 0x10000 ? 3 : 5);
+
+/** The fewest bytes a typed array of n elements of kind encodes to. */
+export const arrayMinBytes = (kind, n) => arrayHeaderSize(n) + FEWEST[kind] * n;
+
+// Writes an array header for n elements at u8[at]; returns its size.
+function putArrayHeader(u8, at, n) {
+  if (n < 16) { u8[at] = 0x90 | n; return 1; }
+  if (n < 0x10000) { u8[at] = 0xdc; u8[at + 1] = n >>> 8; u8[at + 2] = n & 0xff; return 3; }
+  u8[at] = 0xdd; u8[at + 1] = n >>> 24; u8[at + 2] = (n >>> 16) & 0xff;
+  u8[at + 3] = (n >>> 8) & 0xff; u8[at + 4] = n & 0xff;
+  return 5;
+}
+
+/**
+ * Encodes a typed array (at most ARRAY_CHUNK bytes) of element kind as one
+ * MessagePack array in the staging block, through C; returns [address,
+ * length]. Allocates nothing in C beyond the staging block.
+ */
+function encodeChunk(heap, kind, view) {
+  const n = view.length, bytes = view.byteLength, room = WORST[kind] * n + 5;
+  const at = (bytes + 7) & ~7;
+  const src = heap.reserve(at + room);
+  heap.u8.set(new Uint8Array(view.buffer, view.byteOffset, bytes), src);
+  const len = heap.m._sp_wasm_encode_array(kind, src, n, src + at, room) >>> 0;
+  if (len === 0) throw new EncodeFailure(codes.INTERNAL, 'C refused a numeric array');
+  return [src + at, len];
+}
+
+/**
+ * Writes a typed array as a MessagePack array into a sink through C: in one
+ * piece when small, else the header from here and the elements a chunk at a
+ * time (each chunk encoded as an array of its own, whose header is left
+ * out). sink.putHeap(address, n) copies staged bytes into its spans.
+ */
+function writeNumeric(sink, heap, kind, view) {
+  const n = view.length;
+  if (view.byteLength <= ARRAY_CHUNK) {
+    const [p, len] = encodeChunk(heap, kind, view);
+    sink.putHeap(p, len);
+    return;
+  }
+  if (n > U32_MAX) throw new EncodeFailure(codes.LENGTH_LIMIT, 'array longer than 2^32-1 elements');
+  if (sink.end - sink.pos < 5) sink.more(5);
+  sink.pos += putArrayHeader(sink.u8, sink.pos, n);
+  const per = Math.floor(ARRAY_CHUNK / view.BYTES_PER_ELEMENT);
+  for (let i = 0; i < n; i += per) {
+    const k = Math.min(per, n - i);
+    const [p, len] = encodeChunk(heap, kind, view.subarray(i, i + k));
+    const h = arrayHeaderSize(k);
+    sink.putHeap(p + h, len - h);
   }
 }
 
@@ -106,22 +231,26 @@ export function jobFailure(heap, job) {
  * Spans of one C entry (a job): begin*, the walk, then finish and one of
  * the copy-outs, then release. One per nesting level; a lease keeps it.
  * Every C call that moves the span is followed by load(): it re-reads the
- * span record C left in the job.
+ * span record C left in the job and re-makes the views if memory grew.
  */
 export class HeapSink {
   constructor(heap, job) {
+    job >>>= 0;
     this.heap = heap;
     this.m = heap.m;
     this.job = job;
-    this.curAt = (job + SPAN.cur) >> 2;    // the span record's fields, as u32 indices
-    this.endAt = (job + SPAN.end) >> 2;
-    this.baseAt = (job + SPAN.base) >> 2;
-    this.modeAt = (job + SPAN.mode) >> 2;
+    this.recordEnd = job + SPAN.size;
+    this.curAt = (job + SPAN.cur) >>> 2;    // the span record's fields, as u32 indices
+    this.endAt = (job + SPAN.end) >>> 2;
+    this.baseAt = (job + SPAN.base) >>> 2;
+    this.modeAt = (job + SPAN.mode) >>> 2;
     this.u8 = heap.u8;
     this.dv = heap.dv;
     this.pos = 0;
     this.end = 0;
     this.fixed = false;
+    this.whole = true;                      // the message stays in memory (not a stream)
+    this.messageLength = 0;
   }
 
   /** The DataView over the span's memory (writer.js asks when its dv is null). */
@@ -129,14 +258,28 @@ export class HeapSink {
     return this.dv;
   }
 
+  // After a C call: the span C left, and views that cover it.
   load() {
-    const u32 = this.heap.u32;
+    const heap = this.heap;
+    heap.check(this.recordEnd);
+    const u32 = heap.u32;
     this.pos = u32[this.curAt];
     this.end = u32[this.endAt];
+    heap.check(this.end);
+    this.u8 = heap.u8;
+    this.dv = heap.dv;
   }
 
   store() {
+    this.heap.check(this.recordEnd);
     this.heap.u32[this.curAt] = this.pos;
+  }
+
+  /** Views that cover the span again after code that may have grown memory (a nested encode). */
+  sync() {
+    this.heap.check(this.end);
+    this.u8 = this.heap.u8;
+    this.dv = this.heap.dv;
   }
 
   // Starts a C entry (begin returned rc); the span it took is then ours.
@@ -147,46 +290,63 @@ export class HeapSink {
 
   /** to_array: the thread's scratch unless it is taken, else a sequence. */
   beginArray(scratchSize) {
-    this.heap.check();
-    this.u8 = this.heap.u8;
-    this.dv = this.heap.dv;
+    this.whole = true;
     this.begun(this.m._sp_wasm_begin_array(this.job, scratchSize));
   }
 
   /** to_stream: pooled segments, kept until release. */
   beginStream() {
-    this.heap.check();
-    this.u8 = this.heap.u8;
-    this.dv = this.heap.dv;
+    this.whole = false;
     this.begun(this.m._sp_wasm_begin_stream(this.job));
   }
 
   more(n) {
+    this.heap.need(n, 'a reservation');
     this.store();
     if (!this.m._sp_wasm_reserve(this.job, n)) throw jobFailure(this.heap, this.job);
     this.load();
   }
 
   array(kind, view) {
-    const src = this.heap.stage(view);
+    const n = view.length;
+    if (this.whole) this.heap.need(arrayMinBytes(kind, n), `an array of ${n} elements`);
     // An array bigger than what is left of the scratch: leave it now, while
     // little has been written, rather than after C filled the scratch (the
     // migration copies everything written so far).
-    const worst = 9 * view.length + 5;
+    const worst = WORST[kind] * n + 5;
     if (this.end - this.pos < worst && this.inScratch()) this.more(Math.min(worst, 64 * 1024));
-    this.store();
-    if (this.m._sp_wasm_write_array(this.job, kind, src, view.length) !== 0)
-      throw jobFailure(this.heap, this.job);
-    this.load();
+    if (view.byteLength > ARRAY_CHUNK) {
+      writeNumeric(this, this.heap, kind, view);
+    } else {
+      const src = this.heap.stage(view);
+      this.store();
+      if (this.m._sp_wasm_write_array(this.job, kind, src, n) !== 0) throw jobFailure(this.heap, this.job);
+      this.load();
+    }
+    this.heap.unstage();
     return null;
+  }
+
+  /** Copies n bytes at heap address p into the spans (p is outside them: the staging block). */
+  putHeap(p, n) {
+    while (n > 0) {
+      if (this.pos >= this.end) this.more(Math.min(n, 64 * 1024));
+      const k = Math.min(n, this.end - this.pos);
+      this.u8.copyWithin(this.pos, p, p + k);
+      this.pos += k;
+      p += k;
+      n -= k;
+    }
   }
 
   /** True while the message sits in the scratch (then it is u8[base..pos)). */
   inScratch() {
+    this.heap.check(this.recordEnd);
     return this.heap.u32[this.modeAt] === SPAN.scratch;
   }
 
   base() {
+    this.heap.check(this.recordEnd);
     return this.heap.u32[this.baseAt];
   }
 
@@ -194,15 +354,25 @@ export class HeapSink {
   finish() {
     this.store();
     if (this.m._sp_wasm_finish(this.job) !== 0) throw jobFailure(this.heap, this.job);
+    this.heap.check(this.recordEnd);
   }
 
-  // Calls fn(address, length) for each non-empty piece of the finished message.
+  // Calls fn(address, length) for each non-empty piece of the finished
+  // message, with views that cover it.
   pieces(fn) {
-    const m = this.m, job = this.job;
-    for (let i = 0, n = m._sp_wasm_piece_count(job); i < n; i++) {
-      const len = m._sp_wasm_piece_len(job, i);
-      if (len > 0) fn(m._sp_wasm_piece_data(job, i), len);
+    const m = this.m, job = this.job, heap = this.heap;
+    for (let i = 0, n = m._sp_wasm_piece_count(job) >>> 0; i < n; i++) {
+      const len = m._sp_wasm_piece_len(job, i) >>> 0;
+      if (len === 0) continue;
+      const p = m._sp_wasm_piece_data(job, i) >>> 0;
+      heap.check(p + len);
+      fn(p, len);
     }
+  }
+
+  /** The finished message's length in bytes. */
+  length() {
+    return this.m._sp_wasm_length(this.job);
   }
 
   /** A new Uint8Array holding the finished message (the to_array result). */
@@ -215,27 +385,44 @@ export class HeapSink {
       return out;
     }
     this.finish();
-    const out = new Uint8Array(this.m._sp_wasm_length(this.job)), u8 = this.heap.u8;
+    const out = new Uint8Array(this.length()), heap = this.heap;
     let at = 0;
-    this.pieces((p, len) => { out.set(u8.subarray(p, p + len), at); at += len; });
+    this.pieces((p, len) => { out.set(heap.u8.subarray(p, p + len), at); at += len; });
     return out;
   }
 
   /** Copies of each piece, in order (the to_stream hand-off). */
   segments() {
     this.finish();
-    const out = [], u8 = this.heap.u8;
-    this.pieces((p, len) => out.push(u8.slice(p, p + len)));
+    const out = [], heap = this.heap;
+    this.pieces((p, len) => out.push(heap.u8.slice(p, p + len)));
     return out;
+  }
+
+  /**
+   * The finished message in one piece of linear memory, kept until release:
+   * returns its address, and leaves its length in this.messageLength. One
+   * segment or the scratch as they are; several are copied into one block
+   * by C.
+   */
+  message() {
+    if (this.inScratch()) {
+      const base = this.heap.u32[this.baseAt];
+      this.messageLength = this.pos - base;
+      return base;
+    }
+    this.finish();
+    const p = this.m._sp_wasm_view(this.job) >>> 0;
+    if (p === 0) throw jobFailure(this.heap, this.job);
+    this.messageLength = this.length();
+    this.heap.check(p + this.messageLength);
+    return p;
   }
 
   /** The finished message as one view of linear memory (kept until release). */
   messageView() {
-    if (this.inScratch()) return new Uint8Array(this.heap.buffer, this.base(), this.pos - this.base());
-    this.finish();
-    const p = this.m._sp_wasm_view(this.job);
-    if (p === 0) throw jobFailure(this.heap, this.job);
-    return new Uint8Array(this.heap.buffer, p, this.m._sp_wasm_length(this.job));
+    const p = this.message();
+    return new Uint8Array(this.heap.buffer, p, this.messageLength);
   }
 
   release() {
@@ -250,8 +437,8 @@ export class HeapSink {
  * fit, so BUFFER_TOO_SMALL means the message really is too big.
  */
 export class TargetSink {
-  constructor(bulk) {
-    this.bulk = bulk;              // (kind, view) -> Uint8Array of the encoded array
+  constructor(heap) {
+    this.heap = heap;              // typed arrays are encoded by C in its staging block
     this.fixed = true;
     this.u8 = null;
     this.dv = null;
@@ -276,6 +463,9 @@ export class TargetSink {
     this.end = target.length;
     this.spilling = false;
   }
+
+  /** Nothing to re-make: the target and the spill are not linear memory. */
+  sync() {}
 
   /** The DataView over the current span (made on first use). */
   view() {
@@ -316,7 +506,25 @@ export class TargetSink {
   }
 
   array(kind, view) {
-    return this.bulk(kind, view);
+    const at = this.spilling ? this.spillBase + this.pos : this.pos;
+    const need = at + arrayMinBytes(kind, view.length);
+    if (need > this.target.length) throw this.tooSmall(need);   // before staging anything
+    writeNumeric(this, this.heap, kind, view);
+    this.heap.unstage();
+    return null;
+  }
+
+  /** Copies n staged bytes at heap address p into the target (or the spill). */
+  putHeap(p, n) {
+    const src = this.heap.u8;
+    while (n > 0) {
+      if (this.pos >= this.end) this.more(Math.min(n, 64 * 1024));
+      const k = Math.min(n, this.end - this.pos);
+      this.u8.set(src.subarray(p, p + k), this.pos);
+      this.pos += k;
+      p += k;
+      n -= k;
+    }
   }
 
   /** Where the message ends in the target; copies the spill back. */

@@ -67,6 +67,11 @@ export class Tasks {
     if (view.byteLength > MAX_BLOCK || cost - view.byteLength > 2 * MAX_BLOCK)
       return Promise.reject(new ScratchpackError(codes.NOMEM,
         `a typed array of ${view.byteLength} bytes does not fit in wasm32 memory (4 GiB)`));
+    try {
+      this.heap.need(view.byteLength, 'staging the array');
+    } catch (err) {
+      return Promise.reject(err);
+    }
     return new Promise((resolve, reject) => {
       const call = { kind, view, cost, signal, resolve, reject, onAbort: null, task: 0, src: 0,
         onWorker: false, alone: false, retried: false };
@@ -110,7 +115,7 @@ export class Tasks {
       if (src) m._sp_wasm_free(src, bytes);
       return false;
     }
-    heap.check();                                         // the allocations may have grown memory
+    heap.check(Math.max(src + bytes, task + 64));         // the allocations may have grown memory
     heap.u8.set(new Uint8Array(call.view.buffer, call.view.byteOffset, bytes), src);
     const w = task >>> 2, u32 = heap.u32;
     u32[w + F.kind] = call.kind; u32[w + F.n] = call.view.length; u32[w + F.src] = src;
@@ -147,9 +152,10 @@ export class Tasks {
       return;
     }
     const { heap, m } = this;
-    heap.check();
+    heap.check(call.task + 64);
     const w = call.task >>> 2, u32 = heap.u32;
     const code = u32[w + F.code], ptr = u32[w + F.result] >>> 0, n = u32[w + F.resultLen] >>> 0;
+    heap.check(ptr + n);
     const out = code === 0 ? heap.u8.slice(ptr, ptr + n) : null;
     const cause = code === 0 ? '' : heap.cString(u32[w + F.cause] >>> 0);
     if (ptr) m._sp_wasm_free(ptr, n);
@@ -182,7 +188,7 @@ export class Tasks {
       this.settle(call, cancelled());
       this.pump();
     } else if (call.task && this.running.has(call)) {
-      this.heap.check();
+      this.heap.check(call.task + 64);
       Atomics.store(this.heap.i32, (call.task >>> 2) + F.cancel, 1);
     }
   }
@@ -216,7 +222,7 @@ export class Tasks {
     this.closed = true;
     for (const call of this.waiting.splice(0)) this.settle(call, closedError());
     const heap = this.heap;
-    heap.check();
+    heap.refresh();                       // closing: cover every task wherever it is
     for (const call of this.running) Atomics.store(heap.i32, (call.task >>> 2) + F.cancel, 1);
     for (const call of this.running) {
       if (call.onWorker) continue;
@@ -237,7 +243,7 @@ export class Tasks {
 
   /** Whether no task is running or queued on a worker. */
   settled() {
-    this.heap.check();
+    this.heap.refresh();
     for (const { task } of this.running)
       if (Atomics.load(this.heap.i32, (task >>> 2) + F.state) !== DONE) return false;
     return true;
@@ -250,7 +256,7 @@ const closedError = () => new ScratchpackError(codes.CANCELLED, 'the scratchpack
 // Resolves once the task's state is DONE, without blocking this thread.
 async function waitDone(heap, i) {
   for (;;) {
-    heap.check();
+    heap.check(i * 4 + 4);
     const i32 = heap.i32, state = Atomics.load(i32, i);
     if (state === DONE) return;
     if (typeof Atomics.waitAsync === 'function') {

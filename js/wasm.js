@@ -4,7 +4,8 @@
 // bytes (Node cannot fetch file: URLs; browsers fetch), the pthread pool
 // size, and ending the pool's workers. The package's modules by default;
 // the page passes its own (dist-web/). Must not touch: encoding; callers
-// get the raw module and its memory.
+// get the raw module and its memory (m.spMemory: the WebAssembly.Memory,
+// which the single-threaded build does not otherwise expose).
 
 import { ScratchpackError, codes } from './errors.js';
 
@@ -39,7 +40,9 @@ const packaged = {
  * ES module, wasm: URL }; the package's by default). `poolSize` pthread
  * workers are started with it (pthread build only); `wasmBinary`, when
  * given, is used instead of reading the .wasm; `log` gets the module's
- * printed lines. Returns the Emscripten Module object.
+ * printed lines. Returns the Emscripten Module object, with its
+ * WebAssembly.Memory as `spMemory` (imported by the pthread build,
+ * exported by the other).
  */
 export async function loadModule({ threaded, poolSize, wasmBinary, files = packaged,
   log = (line) => console.error(`scratchpack: ${line}`) }) {
@@ -60,6 +63,7 @@ export async function loadModule({ threaded, poolSize, wasmBinary, files = packa
     // of 0 that wait never ends -- so with no pool we end it here.
     settings.instantiateWasm = (imports, receive) => {
       WebAssembly.instantiate(bytes, imports).then(({ instance, module }) => {
+        settings.spMemory = memoryOf(instance.exports) || Object.values(imports).map(memoryOf).find(Boolean);
         receive(instance, module);
         if (threaded && poolSize === 0) settings.removeRunDependency('wasm-instantiate');
       }, reject);
@@ -67,6 +71,11 @@ export async function loadModule({ threaded, poolSize, wasmBinary, files = packa
     };
     factory(settings).then(resolve, reject);
   });
+}
+
+// The WebAssembly.Memory among an object's values (export names are minified).
+function memoryOf(o) {
+  return Object.values(o).find((v) => v instanceof WebAssembly.Memory);
 }
 
 /** Node only: lets the process exit while the pool's workers are idle. */

@@ -3,12 +3,13 @@
 // Must not touch: where spans come from -- a sink supplies them (sinks.js:
 // the WASM heap through the C writer's slow path, or the caller's array).
 //
-// A sink is { u8, dv, pos, end, more(n), array(kind, view) }: u8/dv view
-// the span's memory, bytes go at u8[pos..end). more(n) leaves at least n
-// bytes between pos and end (or throws); array() writes a typed array as a
-// MessagePack array (through C) and returns null, or returns the bytes to
-// copy. The walk keeps the span in module variables for speed and saves
-// them around each call, so an encode nested in a getter has its own.
+// A sink is { u8, dv, pos, end, more(n), array(kind, view), sync() }:
+// u8/dv view the span's memory, bytes go at u8[pos..end). more(n) leaves at
+// least n bytes between pos and end (or throws); array() writes a typed
+// array as a MessagePack array (through C) and returns null, or returns the
+// bytes to copy; sync() re-makes u8/dv if linear memory grew meanwhile.
+// The walk keeps the span in module variables for speed and saves them
+// around each call, so an encode nested in a getter has its own.
 
 import { Ext } from './ext.js';
 import {
@@ -42,7 +43,19 @@ export function encodeWith(s, value, depthLimit) {
     throw explain(e, value);
   } finally {
     u8 = su8; dv = sdv; pos = spos; end = send; sink = ssink; maxDepth = sdepth;
+    // A nested encode (from a getter) may have grown linear memory: the
+    // caller's views are re-made if they no longer cover its span.
+    if (ssink !== null && ssink.sync !== undefined) { ssink.sync(); u8 = ssink.u8; dv = ssink.dv; }
   }
+}
+
+/**
+ * For code that calls C while an encode may be running below it on the
+ * stack (a getter calling decode, stats, ...): memory may have grown, so
+ * the running encode's views are re-made.
+ */
+export function resync() {
+  if (sink !== null && sink.sync !== undefined) { sink.sync(); u8 = sink.u8; dv = sink.dv; }
 }
 
 // A depth failure along a path that meets an ancestor again is a cycle.

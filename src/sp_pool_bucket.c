@@ -1,7 +1,9 @@
 /*
 ** sp_pool_bucket.c -- the bounded bucket pool (ArrayPool.Create(80K, 100)).
 ** Owns: its buckets, their locks and the arrays cached in them. Must not
-** touch: other pools, sequences. Allocates only through sp_alloc.
+** touch: other pools, sequences. Allocates only through sp_alloc. Also
+** home of sp_pool_set_keep_limit, the budget every pool kind honours
+** (sp_pool_keep.h).
 */
 #include <stdatomic.h>
 #include <string.h>
@@ -9,6 +11,7 @@
 #include "sp_alloc.h"
 #include "sp_error.h"
 #include "sp_pool.h"
+#include "sp_pool_keep.h"
 #include "sp_thread.h"
 
 #define MAX_BUCKETS 27   /* 16 B << 26 = 1 GiB */
@@ -16,11 +19,14 @@
 /* A bucket is .NET's ConfigurableArrayPool.Bucket: 'per_bucket' slots and
 ** an index. Slots below 'index' are rented out; a NULL slot at or above it
 ** was never allocated (arrays are allocated lazily, on the rent that finds
-** the slot empty). A bucket is exhausted when index == per_bucket. */
+** the slot empty). A bucket is exhausted when index == per_bucket. The
+** cached arrays are always the first 'cached' slots from 'index' on, so a
+** rent finds one whenever there is one (a return past the byte budget, or
+** a trim, keeps them there). */
 typedef struct bucket {
   sp_lock lock;
   void **slots;
-  unsigned index;
+  unsigned index, cached;
 } bucket;
 
 typedef struct bucket_pool {
@@ -46,18 +52,27 @@ static int bucket_take(bucket_pool *p, unsigned i, void **a) {
   if (b->index < p->per_bucket) {
     *a = b->slots[b->index];
     b->slots[b->index++] = NULL;
+    if (*a != NULL) b->cached--;
     took = 1;
   }
   sp_lock_give(&b->lock);
   return took;
 }
 
-/* Puts an array back in bucket i; returns 0 if every slot is full. */
+/* Gives a slot back to bucket i with array a in it, or empty when a is
+** NULL (then the last cached array moves up into it, so the cached ones
+** stay first in line). Returns 0 if every slot is home already. */
 static int bucket_put(bucket_pool *p, unsigned i, void *a) {
   bucket *b = &p->buckets[i];
   int kept = 0;
   if (sp_lock_take(&b->lock)) count(&p->lock_waits);
-  if (b->index > 0) { b->slots[--b->index] = a; kept = 1; }
+  if (b->index > 0) {
+    unsigned at = --b->index;
+    if (a != NULL) b->cached++;
+    else if (b->cached > 0) { a = b->slots[at + b->cached]; b->slots[at + b->cached] = NULL; }
+    b->slots[at] = a;
+    kept = 1;
+  }
   sp_lock_give(&b->lock);
   return kept;
 }
@@ -75,6 +90,7 @@ static int rent_from(bucket_pool *p, unsigned i, void **out, size_t *capacity, i
   void *a;
   if (!bucket_take(p, i, &a)) return 0;
   if (a != NULL) {
+    sp_pool_keep_sub(&p->base, bucket_size(i));
     count(fallback ? &p->fallback_hits : &p->hits);
     *capacity = bucket_size(i);
   } else if ((a = fresh_array(p, i, capacity)) == NULL) {
@@ -106,6 +122,7 @@ static void *pool_rent(sp_pool *base, size_t min, size_t *capacity) {
 static int pool_give_back(sp_pool *base, void *a, size_t capacity) {
   bucket_pool *p = (bucket_pool *)base;
   unsigned i = sp_pool_bucket_index(capacity ? capacity : 1);
+  int keep;
   if (capacity > p->base.max_pooled) {   /* an unpooled array: free it */
     count(&p->returns);
     sp_free(a, capacity);
@@ -113,7 +130,10 @@ static int pool_give_back(sp_pool *base, void *a, size_t capacity) {
   }
   if (capacity != bucket_size(i)) return SP_E_INVALID_ARGUMENT;
   count(&p->returns);
-  if (!bucket_put(p, i, a)) {
+  /* Past the budget the slot still comes home, empty (as if never used). */
+  keep = sp_pool_keep_add(&p->base, capacity);
+  if (!bucket_put(p, i, keep ? a : NULL) || !keep) {
+    if (keep) sp_pool_keep_sub(&p->base, capacity);
     count(&p->drops);
     sp_free(a, capacity);
   }
@@ -124,15 +144,18 @@ static uint64_t load(atomic_ullong *c) {
   return atomic_load_explicit(c, memory_order_relaxed);
 }
 
-static uint64_t cached_now(bucket_pool *p) {
-  uint64_t n = 0;
+/* Arrays cached now, and their bytes. */
+static void cached_now(bucket_pool *p, uint64_t *n, uint64_t *bytes) {
+  *n = *bytes = 0;
   for (unsigned i = 0; i < p->nbuckets; i++) {
     bucket *b = &p->buckets[i];
+    unsigned k;
     sp_lock_take(&b->lock);
-    for (unsigned k = b->index; k < p->per_bucket; k++) n += b->slots[k] != NULL;
+    k = b->cached;
     sp_lock_give(&b->lock);
+    *n += k;
+    *bytes += (uint64_t)k * bucket_size(i);
   }
-  return n;
 }
 
 static void pool_stats(sp_pool *base, sp_pool_stats *out) {
@@ -147,7 +170,7 @@ static void pool_stats(sp_pool *base, sp_pool_stats *out) {
   out->unpooled = load(&p->unpooled);
   out->drops = load(&p->drops);
   out->trims = load(&p->trims);
-  out->cached = cached_now(p);
+  cached_now(p, &out->cached, &out->cached_bytes);
 }
 
 /* Frees the cached arrays of bucket i; their slots become never-allocated
@@ -157,13 +180,20 @@ static size_t trim_bucket(bucket_pool *p, unsigned i) {
   void *drop[32];
   size_t freed = 0;
   unsigned n;
-  do {                                   /* free outside the lock, in batches */
+  do {                                   /* free outside the lock, in batches, last first */
     n = 0;
     sp_lock_take(&b->lock);
-    for (unsigned k = b->index; k < p->per_bucket && n < 32; k++)
-      if (b->slots[k] != NULL) { drop[n++] = b->slots[k]; b->slots[k] = NULL; }
+    while (b->cached > 0 && n < 32) {
+      unsigned k = b->index + --b->cached;
+      drop[n++] = b->slots[k];
+      b->slots[k] = NULL;
+    }
     sp_lock_give(&b->lock);
-    for (unsigned k = 0; k < n; k++) { sp_free(drop[k], bucket_size(i)); count(&p->trims); }
+    for (unsigned k = 0; k < n; k++) {
+      sp_free(drop[k], bucket_size(i));
+      sp_pool_keep_sub(&p->base, bucket_size(i));
+      count(&p->trims);
+    }
     freed += n;
   } while (n == 32);
   return freed;
@@ -190,16 +220,26 @@ static const sp_pool_vtbl bucket_vtbl = {
   pool_rent, pool_give_back, pool_stats, pool_trim, pool_destroy
 };
 
+int sp_pool_set_keep_limit(sp_pool *pool, size_t max_bytes) {
+  sp_pool_stats s;
+  sp_pool_stats_get(pool, &s);
+  if (s.rents != 0) return SP_E_INVALID_ARGUMENT;   /* arrays counted without it may be cached */
+  pool->keep_max = max_bytes;
+  atomic_store_explicit(&pool->kept, 0, memory_order_relaxed);
+  return 0;
+}
+
 sp_pool *sp_bucket_pool_create(size_t max_len, unsigned per_bucket) {
   bucket_pool *p;
   unsigned n;
-  if (max_len == 0 || per_bucket == 0) return NULL;
+  if (max_len == 0 || per_bucket == 0 || per_bucket > SP_POOL_MAX_PER_BUCKET) return NULL;
   if (max_len > bucket_size(MAX_BUCKETS - 1)) max_len = bucket_size(MAX_BUCKETS - 1);
   n = sp_pool_bucket_index(max_len < 16 ? 16 : max_len) + 1;
   if ((p = sp_malloc(sizeof *p)) == NULL) return NULL;
   memset(p, 0, sizeof *p);
   p->base.vt = &bucket_vtbl;
   p->base.max_pooled = bucket_size(n - 1);
+  atomic_init(&p->base.kept, 0);
   p->per_bucket = per_bucket;
   for (unsigned i = 0; i < n; i++) {
     p->buckets[i].slots = sp_malloc(sizeof(void *) * per_bucket);

@@ -40,9 +40,9 @@
 #include "sp_alloc.h"
 #include "sp_error.h"
 #include "sp_pool.h"
+#include "sp_pool_keep.h"
 
 #define MAX_BUCKETS 27               /* 16 B << 26 = 1 GiB */
-#define MAX_PER_BUCKET (1u << 24)
 #define NSTRIPES 16
 
 typedef struct cell {
@@ -176,7 +176,10 @@ static void *pool_rent(sp_pool *base, size_t min, size_t *capacity) {
     *capacity = n;
   } else {
     i = sp_pool_bucket_index(n);
-    if ((a = dequeue(&p->rings[i])) != NULL) count(p, HITS);
+    if ((a = dequeue(&p->rings[i])) != NULL) {
+      sp_pool_keep_sub(&p->base, bucket_size(i));
+      count(p, HITS);
+    }
     else if ((a = sp_malloc(bucket_size(i))) != NULL) count(p, FRESH);
     else return NULL;                  /* a failed rent counts nothing */
     *capacity = bucket_size(i);
@@ -192,7 +195,11 @@ static int pool_give_back(sp_pool *base, void *a, size_t capacity) {
   count(p, RETURNS);
   if (capacity > p->base.max_pooled) {
     sp_free(a, capacity);              /* an unpooled array */
+  } else if (!sp_pool_keep_add(&p->base, capacity)) {
+    count(p, DROPS);                   /* over the byte budget */
+    sp_free(a, capacity);
   } else if (!enqueue(&p->rings[i], a)) {
+    sp_pool_keep_sub(&p->base, capacity);
     count(p, DROPS);
     sp_free(a, capacity);
   }
@@ -209,7 +216,11 @@ static void pool_stats(sp_pool *base, sp_pool_stats *out) {
   out->unpooled = total(p, UNPOOLED);
   out->drops = total(p, DROPS);
   out->trims = total(p, TRIMS);
-  for (unsigned i = 0; i < p->nbuckets; i++) out->cached += ring_count(&p->rings[i]);
+  for (unsigned i = 0; i < p->nbuckets; i++) {
+    size_t n = ring_count(&p->rings[i]);
+    out->cached += n;
+    out->cached_bytes += (uint64_t)n * bucket_size(i);
+  }
 }
 
 /* Dequeues and frees every cached array; safe while others rent and return
@@ -221,6 +232,7 @@ static size_t pool_trim(sp_pool *base) {
     void *a;
     while ((a = dequeue(&p->rings[i])) != NULL) {
       sp_free(a, bucket_size(i));
+      sp_pool_keep_sub(&p->base, bucket_size(i));
       count(p, TRIMS);
       freed++;
     }
@@ -243,12 +255,13 @@ static const sp_pool_vtbl lockfree_vtbl = {
 sp_pool *sp_lockfree_pool_create(size_t max_len, unsigned per_bucket) {
   lockfree_pool *p;
   size_t cap = 2;
-  if (max_len == 0 || per_bucket == 0 || per_bucket > MAX_PER_BUCKET) return NULL;
+  if (max_len == 0 || per_bucket == 0 || per_bucket > SP_POOL_MAX_PER_BUCKET) return NULL;
   while (cap < per_bucket) cap *= 2;   /* a ring of one cell cannot tell full from free */
   if (max_len > bucket_size(MAX_BUCKETS - 1)) max_len = bucket_size(MAX_BUCKETS - 1);
   if ((p = sp_malloc(sizeof *p)) == NULL) return NULL;
   memset(p, 0, sizeof *p);
   p->base.vt = &lockfree_vtbl;
+  atomic_init(&p->base.kept, 0);
   p->base.max_pooled = bucket_size(sp_pool_bucket_index(max_len < 16 ? 16 : max_len));
   for (unsigned i = 0; i <= sp_pool_bucket_index(p->base.max_pooled); i++) {
     if (ring_init(&p->rings[i], cap) != 0) { pool_destroy(&p->base); return NULL; }

@@ -67,6 +67,7 @@
 #include "sp_alloc.h"
 #include "sp_error.h"
 #include "sp_pool.h"
+#include "sp_pool_keep.h"
 #include "sp_thread.h"
 
 #define NBUCKETS 27              /* 16 B << 26 = 1 GiB */
@@ -232,13 +233,16 @@ static unsigned take_bottom(partition *q, unsigned max, void **out) {
   return k;
 }
 
-static size_t free_batch(void **drop, unsigned n, size_t size) {
-  for (unsigned k = 0; k < n; k++) sp_free(drop[k], size);
+static size_t free_batch(shared_pool *p, void **drop, unsigned n, size_t size) {
+  for (unsigned k = 0; k < n; k++) {
+    sp_free(drop[k], size);
+    sp_pool_keep_sub(&p->base, size);
+  }
   return n;
 }
 
 /* Frees every array of q, BATCH per lock hold. */
-static size_t trim_partition(partition *q, size_t size) {
+static size_t trim_partition(shared_pool *p, partition *q, size_t size) {
   void *drop[BATCH];
   size_t freed = 0;
   unsigned n;
@@ -246,7 +250,7 @@ static size_t trim_partition(partition *q, size_t size) {
     sp_lock_take(&q->lock);
     n = take_bottom(q, BATCH, drop);
     sp_lock_give(&q->lock);
-    freed += free_batch(drop, n, size);
+    freed += free_batch(p, drop, n, size);
   } while (n == BATCH);
   return freed;
 }
@@ -254,7 +258,8 @@ static size_t trim_partition(partition *q, size_t size) {
 /* Timed trim of q: the arrays below its lowest fill since the last timed
 ** trim were not popped since; once 'idle' has passed, they are freed. The
 ** first look only stamps. 'at' is the clock + 1. */
-static size_t trim_partition_idle(partition *q, size_t size, uint64_t at, uint64_t idle) {
+static size_t trim_partition_idle(shared_pool *p, partition *q, size_t size, uint64_t at,
+                                  uint64_t idle) {
   void *drop[BATCH];
   size_t freed = 0;
   unsigned due, n;
@@ -271,7 +276,7 @@ static size_t trim_partition_idle(partition *q, size_t size, uint64_t at, uint64
     due -= n;
     if (due == 0) { q->since = at; q->low = q->count; }
     sp_lock_give(&q->lock);
-    freed += free_batch(drop, n, size);
+    freed += free_batch(p, drop, n, size);
     if (due == 0) return freed;
     sp_lock_take(&q->lock);
   }
@@ -292,11 +297,15 @@ static void unlink_block(shared_pool *p, tls_block *b) {
 
 /* Frees every array in b's slots; returns how many. Safe against the owner
 ** (see the header); the caller holds reg_lock so b stays alive. */
-static size_t drain_slots(tls_block *b) {
+static size_t drain_slots(shared_pool *p, tls_block *b) {
   size_t n = 0;
   for (unsigned i = 0; i < NBUCKETS; i++) {
     void *a = atomic_exchange_explicit(&b->slot[i], NULL, memory_order_acq_rel);
-    if (a != NULL) { sp_free(a, bucket_size(i)); n++; }
+    if (a != NULL) {
+      sp_free(a, bucket_size(i));
+      sp_pool_keep_sub(&p->base, bucket_size(i));
+      n++;
+    }
   }
   return n;
 }
@@ -320,7 +329,7 @@ static void release_blocks(tls_block *head) {
   for (b = head; b != NULL; b = b->next) {
     shared_pool *p = atomic_load_explicit(&b->pool, memory_order_relaxed);
     if (p == NULL) continue;               /* its pool is gone; nothing in it */
-    add(&p->trims, drain_slots(b));
+    add(&p->trims, drain_slots(p, b));
     fold(&p->retired, &b->c);
     unlink_block(p, b);
   }
@@ -421,8 +430,10 @@ static void *pool_rent(sp_pool *base, size_t min, size_t *capacity) {
     a = atomic_exchange_explicit(&b->slot[i], NULL, memory_order_acq_rel);
   }
   if (a != NULL) {
+    sp_pool_keep_sub(&p->base, bucket_size(i));
     TALLY(p, b, slot_hits);
   } else if ((a = pop(p, b, i)) != NULL) {
+    sp_pool_keep_sub(&p->base, bucket_size(i));
     TALLY(p, b, partition_hits);
   } else if ((a = sp_malloc(bucket_size(i))) != NULL) {
     TALLY(p, b, fresh);
@@ -446,6 +457,11 @@ static int pool_give_back(sp_pool *base, void *a, size_t capacity) {
   if (capacity != bucket_size(i)) return SP_E_INVALID_ARGUMENT;
   b = find_block(p);
   TALLY(p, b, returns);
+  if (!sp_pool_keep_add(&p->base, capacity)) {   /* over the byte budget */
+    TALLY(p, b, drops);
+    sp_free(a, capacity);
+    return 0;
+  }
   if (b != NULL) {                         /* newest in the slot; stamp cleared first */
     if (atomic_load_explicit(&b->stamp[i], memory_order_relaxed) != 0)
       atomic_store_explicit(&b->stamp[i], 0, memory_order_relaxed);
@@ -459,6 +475,7 @@ static int pool_give_back(sp_pool *base, void *a, size_t capacity) {
     if (a == NULL) return 0;
   }
   if (!push(p, b, i, a)) {
+    sp_pool_keep_sub(&p->base, capacity);
     TALLY(p, b, drops);
     sp_free(a, capacity);
   }
@@ -479,17 +496,19 @@ static void sum_into(sp_pool_stats *out, counters *c) {
   out->drops += load(&c->drops);
 }
 
-static uint64_t partitions_cached(shared_pool *p) {
-  uint64_t n = 0;
+/* Adds the arrays in the partitions, and their bytes, to out. */
+static void partitions_cached(shared_pool *p, sp_pool_stats *out) {
   for (unsigned i = 0; i < NBUCKETS; i++) {
     lane *l = atomic_load_explicit(&p->lanes[i], memory_order_acquire);
     for (unsigned k = 0; l != NULL && k < p->npart; k++) {
+      unsigned n;
       sp_lock_take(&l[k].p.lock);
-      n += l[k].p.count;
+      n = l[k].p.count;
       sp_lock_give(&l[k].p.lock);
+      out->cached += n;
+      out->cached_bytes += (uint64_t)n * bucket_size(i);
     }
   }
-  return n;
 }
 
 static void pool_stats(sp_pool *base, sp_pool_stats *out) {
@@ -500,11 +519,14 @@ static void pool_stats(sp_pool *base, sp_pool_stats *out) {
   for (tls_block *b = p->threads; b != NULL; b = b->reg_next) {
     sum_into(out, &b->c);
     for (unsigned i = 0; i < NBUCKETS; i++)
-      out->cached += atomic_load_explicit(&b->slot[i], memory_order_relaxed) != NULL;
+      if (atomic_load_explicit(&b->slot[i], memory_order_relaxed) != NULL) {
+        out->cached++;
+        out->cached_bytes += bucket_size(i);
+      }
   }
   sp_lock_give(&reg_lock);
   out->trims = load(&p->trims);
-  out->cached += partitions_cached(p);
+  partitions_cached(p, out);
 }
 
 static size_t pool_trim(sp_pool *base) {
@@ -513,10 +535,10 @@ static size_t pool_trim(sp_pool *base) {
   for (unsigned i = 0; i < NBUCKETS; i++) {
     lane *l = atomic_load_explicit(&p->lanes[i], memory_order_acquire);
     for (unsigned k = 0; l != NULL && k < p->npart; k++)
-      freed += trim_partition(&l[k].p, bucket_size(i));
+      freed += trim_partition(p, &l[k].p, bucket_size(i));
   }
   sp_lock_take(&reg_lock);
-  for (tls_block *b = p->threads; b != NULL; b = b->reg_next) freed += drain_slots(b);
+  for (tls_block *b = p->threads; b != NULL; b = b->reg_next) freed += drain_slots(p, b);
   sp_lock_give(&reg_lock);
   add(&p->trims, freed);
   return freed;
@@ -524,7 +546,8 @@ static size_t pool_trim(sp_pool *base) {
 
 /* Timed trim of one slot: stamp it when first seen full; free its array
 ** when an earlier stamp is 'idle' old and the owner has not refilled it. */
-static size_t trim_slot_idle(tls_block *b, unsigned i, uint64_t at, uint64_t idle) {
+static size_t trim_slot_idle(shared_pool *p, tls_block *b, unsigned i, uint64_t at,
+                             uint64_t idle) {
   uint64_t seen;
   void *a;
   if (atomic_load_explicit(&b->slot[i], memory_order_acquire) == NULL) return 0;
@@ -536,6 +559,7 @@ static size_t trim_slot_idle(tls_block *b, unsigned i, uint64_t at, uint64_t idl
   if (at < seen || at - seen < idle) return 0;
   if ((a = atomic_exchange_explicit(&b->slot[i], NULL, memory_order_acq_rel)) == NULL) return 0;
   sp_free(a, bucket_size(i));
+  sp_pool_keep_sub(&p->base, bucket_size(i));
   return 1;
 }
 
@@ -549,11 +573,11 @@ size_t sp_shared_pool_trim_idle(sp_pool *base, uint64_t now_ms, uint64_t idle_ms
   for (unsigned i = 0; i < NBUCKETS; i++) {
     lane *l = atomic_load_explicit(&p->lanes[i], memory_order_acquire);
     for (unsigned k = 0; l != NULL && k < p->npart; k++)
-      freed += trim_partition_idle(&l[k].p, bucket_size(i), at, idle_ms);
+      freed += trim_partition_idle(p, &l[k].p, bucket_size(i), at, idle_ms);
   }
   sp_lock_take(&reg_lock);
   for (tls_block *b = p->threads; b != NULL; b = b->reg_next)
-    for (unsigned i = 0; i < NBUCKETS; i++) freed += trim_slot_idle(b, i, at, idle_ms);
+    for (unsigned i = 0; i < NBUCKETS; i++) freed += trim_slot_idle(p, b, i, at, idle_ms);
   sp_lock_give(&reg_lock);
   add(&p->trims, freed);
   return freed;
@@ -567,7 +591,7 @@ static void pool_destroy(sp_pool *base) {
   sp_lock_take(&reg_lock);
   for (b = p->threads; b != NULL; b = next) {
     next = b->reg_next;                    /* read before the block is let go */
-    drain_slots(b);
+    drain_slots(p, b);
     atomic_store_explicit(&b->pool, NULL, memory_order_release);
   }
   p->threads = NULL;
@@ -576,7 +600,7 @@ static void pool_destroy(sp_pool *base) {
   for (unsigned i = 0; i < NBUCKETS; i++) {
     lane *l = atomic_load_explicit(&p->lanes[i], memory_order_acquire);
     if (l == NULL) continue;
-    for (unsigned k = 0; k < p->npart; k++) trim_partition(&l[k].p, bucket_size(i));
+    for (unsigned k = 0; k < p->npart; k++) trim_partition(p, &l[k].p, bucket_size(i));
     free_lanes(p, l, p->npart);
   }
   sp_free(p, sizeof *p);
@@ -590,11 +614,14 @@ sp_pool *sp_shared_pool_create(unsigned partitions, unsigned per_partition) {
   shared_pool *p;
   if (partitions == 0) partitions = (unsigned)sp_cpu_count();
   if (per_partition == 0) per_partition = 32;
-  if (partitions > MAX_PARTITIONS || per_partition > MAX_PER_PARTITION) return NULL;
+  if (partitions > MAX_PARTITIONS || per_partition > MAX_PER_PARTITION ||
+      (uint64_t)partitions * per_partition > SP_POOL_MAX_PER_BUCKET)
+    return NULL;                           /* lanes_bytes must not wrap on 32-bit */
   sp_run_once(&reg_once, init_registry);
   if (!reg_ok || (p = sp_malloc(sizeof *p)) == NULL) return NULL;
   memset(p, 0, sizeof *p);
   p->base.vt = &shared_vtbl;
+  atomic_init(&p->base.kept, 0);
   p->base.max_pooled = bucket_size(NBUCKETS - 1);
   p->npart = partitions;
   p->per_part = per_partition;

@@ -2,6 +2,9 @@
 ** sp_seq_pool.c -- the pool of sequences (SequencePool).
 ** Owns: idle sequences and the lock that guards them. Must not touch: the
 ** segments inside a rented sequence (its renter does) or encoding.
+** What an idle sequence keeps: no segments (they go back to the array pool
+** on return) and a segment table of at most SP_SEQ_KEEP_SEGS entries (a
+** bigger one, left by a big message, is freed on return).
 */
 #include <stdatomic.h>
 #include <string.h>
@@ -27,8 +30,9 @@ static uint64_t load(atomic_ullong *c) {
 }
 
 sp_seq_pool *sp_seq_pool_create(unsigned max, sp_pool *arrays) {
-  sp_seq_pool *p = sp_malloc(sizeof *p);
-  if (p == NULL) return NULL;
+  sp_seq_pool *p;
+  if (max > SP_SEQ_POOL_MAX) return NULL;          /* max * sizeof *idle must not wrap */
+  if ((p = sp_malloc(sizeof *p)) == NULL) return NULL;
   memset(p, 0, sizeof *p);
   p->max = max ? max : 2u * (unsigned)sp_cpu_count();
   p->arrays = arrays ? arrays : sp_pool_default();
@@ -82,6 +86,7 @@ void sp_seq_pool_return(sp_seq_pool *p, sp_sequence *s) {
   if (s == NULL) return;
   count(&p->returns);
   sp_seq_reset(s);                       /* segments go back outside the lock */
+  if (s->cap_segs > SP_SEQ_KEEP_SEGS) sp_seq_free(s);   /* the table of a big message */
   if (sp_lock_take(&p->lock)) count(&p->lock_waits);
   if (p->nidle < p->max) { p->idle[p->nidle++] = s; kept = 1; }
   sp_lock_give(&p->lock);

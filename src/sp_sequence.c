@@ -17,8 +17,9 @@ void sp_seq_init(sp_sequence *s, sp_pool *pool) {
 /* Makes room for one more segment entry; 0 on no memory. */
 static int grow_table(sp_sequence *s) {
   size_t ncap = s->cap_segs ? s->cap_segs * 2 : 8;
-  sp_segment *t = sp_malloc(ncap * sizeof *t);
-  if (t == NULL) return 0;
+  sp_segment *t;
+  if (s->cap_segs > SIZE_MAX / 2 / sizeof *t) return 0;   /* ncap * sizeof must not wrap */
+  if ((t = sp_malloc(ncap * sizeof *t)) == NULL) return 0;
   if (s->nsegs) memcpy(t, s->segs, s->nsegs * sizeof *t);
   sp_free(s->segs, s->cap_segs * sizeof *t);
   s->segs = t;

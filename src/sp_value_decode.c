@@ -67,6 +67,7 @@ static sp_doc_block *new_block(sp_doc *doc, size_t n) {
 /* n bytes, 16-aligned, from the document; NULL on no memory. */
 static void *doc_alloc(sp_doc *doc, size_t n) {
   sp_doc_block *b = doc->blocks;
+  if (n > SIZE_MAX - 15) return NULL;     /* the rounding must not wrap */
   n = (n + 15) & ~(size_t)15;
   if (b == NULL || b->size - b->used < n) {
     if ((b = new_block(doc, n)) == NULL) return NULL;
@@ -150,6 +151,8 @@ static int decode_container(decoder *d, sp_value *out, int map) {
     return sp_reader_fail_at(r, at, SP_E_LENGTH_LIMIT, "containers claim more values than the input holds",
                              __func__);
   d->budget -= count;
+  if (count > SIZE_MAX / sizeof *items)   /* 32-bit targets: 179 M items are 4 GiB */
+    return sp_reader_fail_at(r, at, SP_E_LENGTH_LIMIT, "more values than memory can hold", __func__);
   if (count > 0 && (items = doc_alloc(d->doc, (size_t)count * sizeof *items)) == NULL)
     return no_memory(d);
   for (uint64_t i = 0; i < count; i++)

@@ -1,11 +1,19 @@
 /*
 ** sp_wasm.c -- the one gate between JavaScript and the C core (Emscripten).
 ** Owns: jobs (one entry per encode in flight and the span record JS writes
-** through), growable output buffers, staging blocks JS copies typed arrays
-** into, off-thread tasks and the worker threads that run them, the numbers
-** behind stats(). Must not touch: encodings (JS writes values into the
-** span itself; C formats only bulk numeric arrays), the entries' insides
-** (it calls the lifecycle of sp_serialize.h) or pool internals.
+** through), staging blocks JS copies typed arrays into, off-thread tasks
+** and the worker threads that run them, the cap on linear memory (read by
+** wasm/sp_memory.js when memory would grow), the instance's pools and what
+** trimming gives back, the numbers behind stats(). Must not touch:
+** encodings (JS writes values into the span itself; C formats only bulk
+** numeric arrays), the entries' insides (it calls the lifecycle of
+** sp_serialize.h) or pool internals.
+**
+** Pointers and sizes cross as wasm32 i32: JS reads every pointer and size
+** C returns as unsigned (>>> 0; an address above 2 GiB arrives negative)
+** and checks every size it passes against what the parameter can hold and
+** the memory's cap before the call (js/sinks.js, Heap). Lengths that may
+** pass 4 GiB (a stream's) come back as doubles.
 **
 ** The span protocol, seen from JS (js/sinks.js):
 **   job = sp_wasm_job_new()            once per nesting level, reused
@@ -24,8 +32,10 @@
 ** job's writer (sp_wasm_error_*); a failed job still must be released.
 */
 #include <emscripten.h>
+#include <emscripten/heap.h>
 #include <malloc.h>
 #include <stdatomic.h>
+#include <limits.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
@@ -42,7 +52,6 @@
 typedef struct sp_wasm_job {
   sp_span span;       /* first: the record JS reads (sp_wasm_span_layout) */
   sp_entry entry;
-  sp_output out;      /* begin_buffer: the output the entry fills */
 } sp_wasm_job;
 
 /* The sequence pool every job rents from: NULL (the process default) until
@@ -108,13 +117,6 @@ EXPORT int sp_wasm_begin_stream(sp_wasm_job *job) {
   return span_out(job, sp_entry_begin_stream(&job->entry, NULL, NULL, &opt));
 }
 
-/* to_output into a growable buffer C owns (encodeInto's bulk arrays). */
-EXPORT int sp_wasm_begin_buffer(sp_wasm_job *job, sp_buffer *buf) {
-  sp_options opt = options(0);
-  job->out = sp_buffer_output(buf);
-  return span_out(job, sp_entry_begin_output(&job->entry, &job->out, &opt));
-}
-
 /* The slow path: at least n contiguous bytes at span.cur afterwards.
 ** Returns 1, or 0 with the error in the job. */
 EXPORT int sp_wasm_reserve(sp_wasm_job *job, size_t n) {
@@ -129,9 +131,9 @@ EXPORT int sp_wasm_finish(sp_wasm_job *job) {
   return span_out(job, sp_entry_finish(&job->entry));
 }
 
-/* Bytes written so far (a message is at most the 4 GiB of wasm32 memory). */
-EXPORT uint32_t sp_wasm_length(sp_wasm_job *job) {
-  return (uint32_t)sp_writer_length(span_in(job));
+/* Bytes written so far: a double, as a stream may pass 4 GiB. */
+EXPORT double sp_wasm_length(sp_wasm_job *job) {
+  return (double)sp_writer_length(span_in(job));
 }
 
 /* After finish: the message in one piece (sp_entry_view), valid until
@@ -161,7 +163,7 @@ EXPORT int sp_wasm_error_code(const sp_wasm_job *job) { return (int)job->entry.w
 EXPORT const char *sp_wasm_error_cause(const sp_wasm_job *job) {
   return job->entry.w.err.cause ? job->entry.w.err.cause : "";
 }
-EXPORT size_t sp_wasm_error_offset(const sp_wasm_job *job) { return job->entry.w.err.offset; }
+EXPORT double sp_wasm_error_offset(const sp_wasm_job *job) { return (double)job->entry.w.err.offset; }
 
 /* ---- bulk numeric arrays -------------------------------------------------- */
 
@@ -186,22 +188,45 @@ EXPORT size_t sp_wasm_read_array(int kind, const uint8_t *src, size_t len, void 
   return ok && n == cap ? (size_t)sp_reader_offset(&r) : 0;
 }
 
-/* ---- buffers and staging ------------------------------------------------- */
+typedef struct array_args { int kind; const void *src; size_t n; } array_args;
 
-/* A growable buffer owned by JS for the module's life. NULL on no memory. */
-EXPORT sp_buffer *sp_wasm_buffer_new(void) {
-  sp_buffer *b = sp_malloc(sizeof *b);
-  if (b != NULL) sp_buffer_init(b);
-  return b;
+static int format_array(sp_writer *w, const void *value) {
+  const array_args *a = value;
+  sp_write_numeric_array(w, (sp_num_kind)a->kind, a->src, a->n);
+  return 0;
 }
-EXPORT uint8_t *sp_wasm_buffer_data(const sp_buffer *b) { return b->data; }
-EXPORT size_t sp_wasm_buffer_len(const sp_buffer *b) { return b->len; }
-EXPORT void sp_wasm_buffer_clear(sp_buffer *b) { sp_buffer_clear(b); }
+
+/* Encodes n elements of 'kind' staged at src as one MessagePack array into
+** dst[0..cap) (JS gives cap >= 9n + 5, the worst case). Returns its length,
+** or 0 when it did not fit or the kind is unknown. Allocates nothing: this
+** is how encodeInto writes typed arrays, and how any entry writes a big one
+** a chunk at a time (JS writes the whole array's header and drops each
+** chunk's own), so no staging block ever holds more than a chunk. */
+EXPORT size_t sp_wasm_encode_array(int kind, const void *src, size_t n, uint8_t *dst, size_t cap) {
+  array_args a = {kind, src, n};
+  sp_buffer fixed = {dst, 0, cap, cap};
+  sp_output out = sp_fixed_output(&fixed);
+  return sp_to_output(&out, format_array, &a, NULL, NULL) == SP_OK ? fixed.len : 0;
+}
+
+/* ---- staging ------------------------------------------------------------- */
 
 /* A block for staging typed arrays, through the counted allocator. The
 ** caller frees it with sp_wasm_free(p, n). NULL on no memory. */
 EXPORT void *sp_wasm_alloc(size_t n) { return sp_malloc(n ? n : 1); }
 EXPORT void sp_wasm_free(void *p, size_t n) { sp_free(p, n ? n : 1); }
+
+/* ---- linear memory -------------------------------------------------------- */
+
+/* The most bytes linear memory may grow to: set by JS (maxMemory), read by
+** wasm/sp_memory.js on every growth, from any thread. 0 = the build's own
+** maximum (sp_wasm_memory_max). */
+static _Atomic uint32_t memory_cap;
+
+EXPORT void sp_wasm_set_memory_cap(uint32_t bytes) { atomic_store(&memory_cap, bytes); }
+EXPORT uint32_t sp_wasm_memory_cap(void) { return atomic_load(&memory_cap); }
+/* The build's maximum: 4 GiB less one 64 KiB page (wasm32). */
+EXPORT uint32_t sp_wasm_memory_max(void) { return (uint32_t)emscripten_get_heap_max(); }
 
 /* ---- configuration and numbers ------------------------------------------ */
 
@@ -209,20 +234,24 @@ EXPORT void sp_wasm_free(void *p, size_t n) { sp_free(p, n ? n : 1); }
 ** sequences, for every job begun afterwards. Kinds: 0 a bounded bucket pool
 ** (buckets up to a = max length, b arrays each), 1 a shared pool (a
 ** partitions of b arrays), 2 a lock-free pool (buckets up to a, b arrays
-** each); sp_pool.h describes them. A second call replaces (and frees) the
-** pools of the first: call it only while no encode, view or task is in
-** flight. Returns 0, SP_E_INVALID_ARGUMENT for an unknown kind or bad sizes, or
-** SP_E_NOMEM (the pools installed before stay). */
-EXPORT int sp_wasm_configure(int kind, size_t a, unsigned b, unsigned max_seq) {
+** each); sp_pool.h describes them. The pool caches at most 'keep' bytes of
+** arrays (0: only its counts bound it). A second call replaces (and frees)
+** the pools of the first: call it only while no encode, view or task is in
+** flight. Returns 0, SP_E_INVALID_ARGUMENT for an unknown kind or sizes the
+** pool refuses (JS checks them first), or SP_E_NOMEM (the pools installed
+** before stay). */
+EXPORT int sp_wasm_configure(int kind, size_t a, unsigned b, unsigned max_seq, size_t keep) {
   sp_pool *arrays = NULL;
   sp_seq_pool *seqs;
+  if (max_seq > SP_SEQ_POOL_MAX) return SP_E_INVALID_ARGUMENT;
   switch (kind) {
     case 0: arrays = sp_bucket_pool_create(a, b); break;
-    case 1: arrays = sp_shared_pool_create((unsigned)a, b); break;
+    case 1: arrays = a > UINT_MAX ? NULL : sp_shared_pool_create((unsigned)a, b); break;
     case 2: arrays = sp_lockfree_pool_create(a, b); break;
     default: return SP_E_INVALID_ARGUMENT;
   }
   if (arrays == NULL) return SP_E_INVALID_ARGUMENT;
+  sp_pool_set_keep_limit(arrays, keep);             /* a new pool: cannot be refused */
   if ((seqs = sp_seq_pool_create(max_seq, arrays)) == NULL) {
     sp_pool_destroy(arrays);
     return SP_E_NOMEM;
@@ -238,12 +267,14 @@ static sp_seq_pool *current_seq_pool(void) {
   return seq_pool != NULL ? seq_pool : sp_seq_pool_default();
 }
 
-enum { ST_ALLOC = 0, ST_LIVE = 6, ST_POOL = 7, ST_SEQ = 18, ST_HEAP = 24, ST_COUNT = 26 };
+enum { ST_ALLOC = 0, ST_LIVE = 6, ST_POOL = 7, ST_SEQ = 18, ST_HEAP = 24, ST_POOL_BYTES = 26,
+       ST_COUNT = 27 };
 
 /* Fills out[ST_COUNT]: the calling thread's allocation counters, live bytes,
-** the array pool's and the sequence pool's counters, and malloc's own view
-** of the heap (bytes in use, bytes obtained from the memory). Creates the
-** default pools if no call has yet. */
+** the array pool's and the sequence pool's counters, malloc's own view of
+** the heap (bytes in use, bytes obtained from the memory) and the bytes of
+** the arrays the pool caches. Creates the default pools if no call has
+** yet. */
 EXPORT void sp_wasm_stats(double *out) {
   sp_alloc_stats a;
   sp_pool_stats p;
@@ -268,8 +299,24 @@ EXPORT void sp_wasm_stats(double *out) {
   out[ST_SEQ + 2] = (double)s.fresh;  out[ST_SEQ + 3] = (double)s.drops;
   out[ST_SEQ + 4] = (double)s.lock_waits; out[ST_SEQ + 5] = (double)s.idle;
   mi = mallinfo();
-  out[ST_HEAP + 0] = (double)mi.uordblks;
-  out[ST_HEAP + 1] = (double)mi.arena;
+  out[ST_HEAP + 0] = (double)(uint32_t)mi.uordblks;   /* int fields: past 2 GiB they wrap */
+  out[ST_HEAP + 1] = (double)(uint32_t)mi.arena;
+  out[ST_POOL_BYTES] = (double)p.cached_bytes;
+}
+
+/* Gives back what this module caches: every array its pool keeps, its idle
+** sequences, the calling thread's scratch (unless an entry or a lease holds
+** it) and its slots in shared pools. What is rented or held stays. Returns
+** how many bytes malloc has in use fewer than before. Cannot fail. */
+EXPORT double sp_wasm_trim(void) {
+  uint32_t before = (uint32_t)mallinfo().uordblks, after;
+  if (seq_pool != NULL) {
+    sp_seq_pool_clear(seq_pool);
+    sp_pool_trim(array_pool);
+  }
+  sp_thread_cleanup();
+  after = (uint32_t)mallinfo().uordblks;
+  return before > after ? (double)(before - after) : 0;
 }
 
 EXPORT const char *sp_wasm_kernel(void) { return sp_bulk_i32_kernel(); }

@@ -13,10 +13,17 @@
 ** allocate a full bucket-size array. A return to a bucket whose arrays are
 ** all home frees the array (a drop). Requests larger than the largest bucket
 ** are allocated exactly and freed on return; they count as unpooled.
+**
+** Any pool may also be given a byte budget (sp_pool_set_keep_limit): it then
+** never caches more than that many bytes of arrays at once, whatever its
+** counts allow; a return past the budget frees the array (a drop). Without
+** one (the default) only the counts bound it: 100 arrays of each bucket up
+** to 128 KiB is ~25 MiB.
 */
 #ifndef SP_POOL_H
 #define SP_POOL_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -29,9 +36,10 @@ typedef struct sp_pool_stats {
   uint64_t lock_waits;       /* lock acquisitions that had to wait */
   uint64_t fresh;            /* arrays allocated because the tier was empty */
   uint64_t unpooled;         /* requests larger than the largest bucket */
-  uint64_t drops;            /* returned arrays freed because a bucket was full */
+  uint64_t drops;            /* returned arrays freed: a bucket was full, or the budget */
   uint64_t trims;            /* cached arrays freed by trimming */
   uint64_t cached;           /* arrays held by the pool now */
+  uint64_t cached_bytes;     /* their bytes */
 } sp_pool_stats;
 
 typedef struct sp_pool sp_pool;
@@ -48,6 +56,8 @@ typedef struct sp_pool_vtbl {
 struct sp_pool {
   const sp_pool_vtbl *vt;
   size_t max_pooled;   /* largest request served from a bucket */
+  size_t keep_max;     /* byte budget for cached arrays; 0 = none (sp_pool_set_keep_limit) */
+  atomic_size_t kept;  /* bytes cached now, counted only under a budget */
 };
 
 /* Rents an array of at least 'min' bytes (min > 0). Its real size is stored
@@ -77,9 +87,21 @@ static inline void sp_pool_destroy(sp_pool *pool) {
   if (pool) pool->vt->destroy(pool);
 }
 
+/* Caps the bytes of arrays 'pool' caches at once at 'max_bytes' (0: no
+** budget, only the pool's counts). Call it after creating the pool and
+** before its first rent. Returns 0, or SP_E_INVALID_ARGUMENT when the pool
+** has been rented from already (nothing changes). Cannot fail otherwise. */
+int sp_pool_set_keep_limit(sp_pool *pool, size_t max_bytes);
+
+/* The most arrays per bucket the bucket and lock-free pools take (2^24):
+** their slot tables are per_bucket pointers per bucket, which must stay far
+** from SIZE_MAX on 32-bit targets. */
+#define SP_POOL_MAX_PER_BUCKET (1u << 24)
+
 /* Creates a bounded bucket pool: buckets 16 B .. max_len rounded up to a
 ** power of two (at most 1 GiB), 'per_bucket' arrays each. The caller owns it
-** and frees it with sp_pool_destroy. NULL on bad arguments or no memory. */
+** and frees it with sp_pool_destroy. NULL on bad arguments (0, or per_bucket
+** over SP_POOL_MAX_PER_BUCKET) or no memory. */
 sp_pool *sp_bucket_pool_create(size_t max_len, unsigned per_bucket);
 
 /* The process-wide pool the default sequence pool rents from:
@@ -102,7 +124,8 @@ sp_pool *sp_pool_default(void);
 ** threads that used it need not have exited: the destroy frees their slot
 ** arrays, and each frees its small per-pool record (~0.5 KiB) at exit or on
 ** its next shared-pool call. NULL on no memory or arguments over 1024
-** partitions / 1,048,576 arrays per partition. */
+** partitions, 1,048,576 arrays per partition, or SP_POOL_MAX_PER_BUCKET
+** arrays per bucket in all (partitions x per_partition). */
 sp_pool *sp_shared_pool_create(unsigned partitions, unsigned per_partition);
 
 /* Age-based trimming of a shared pool, for a caller-driven clock (.NET runs
@@ -128,7 +151,7 @@ void sp_shared_pool_release_thread(void);
 ** atomics. Rent: dequeue, else a fresh full-size array. Return: enqueue, else
 ** free (a drop). Requests over the largest bucket are exact and unpooled.
 ** The caller owns it and frees it with sp_pool_destroy after every rented
-** array came back. NULL on bad arguments (0, or per_bucket over 2^24) or no
+** array came back. NULL on bad arguments (0, or per_bucket over SP_POOL_MAX_PER_BUCKET) or no
 ** memory. */
 sp_pool *sp_lockfree_pool_create(size_t max_len, unsigned per_bucket);
 

@@ -64,9 +64,15 @@ typedef struct sp_seq_pool_stats {
   uint64_t rents, returns, fresh, drops, lock_waits, idle;
 } sp_seq_pool_stats;
 
+/* The most idle sequences a pool may keep (its table of them is allocated
+** up front), and the most segment entries an idle sequence keeps. */
+#define SP_SEQ_POOL_MAX 65536u
+#define SP_SEQ_KEEP_SEGS 64u
+
 /* Creates a pool keeping at most 'max' idle sequences (0 -> 2 x CPUs) whose
 ** segments come from 'arrays' (NULL -> sp_pool_default()). The caller owns
-** it; free with sp_seq_pool_destroy after every rental was returned. */
+** it; free with sp_seq_pool_destroy after every rental was returned. NULL on
+** no memory or 'max' over SP_SEQ_POOL_MAX. */
 sp_seq_pool *sp_seq_pool_create(unsigned max, sp_pool *arrays);
 void sp_seq_pool_destroy(sp_seq_pool *p);
 

@@ -98,6 +98,34 @@ static void huge_array_claim_allocates_nothing(void) {
   sp_doc_free(&doc);
 }
 
+/* With a 32-bit size_t (wasm32: this program also runs under wasm32-wasi),
+** an array of 178,956,971 nils is valid input of 179 MB whose item block,
+** 24 bytes an item, is 4 GiB + 8 bytes: the multiplication wrapped to 8, and
+** the items were written far past that block. Now it is LENGTH_LIMIT at the
+** header, before anything is allocated. A 64-bit size_t holds any count a
+** header can claim (x 24), so there the input would really need 4 GiB. */
+static void item_block_past_size_max_is_refused(void) {
+#if SIZE_MAX <= 0xffffffffu
+  uint32_t n = (uint32_t)(SIZE_MAX / sizeof(sp_value)) + 1;
+  size_t len = (size_t)n + 5;
+  uint8_t *in = malloc(len);
+  sp_doc doc = {0};
+  sp_value v;
+  sp_error e;
+  if (!CHECK(in != NULL)) return;
+  in[0] = 0xdd;
+  in[1] = (uint8_t)(n >> 24); in[2] = (uint8_t)(n >> 16); in[3] = (uint8_t)(n >> 8); in[4] = (uint8_t)n;
+  memset(in + 5, 0xc0, n);
+  CHECK(sp_value_decode(in, len, NULL, &doc, &v, &e) == SP_E_LENGTH_LIMIT);
+  CHECK(e.offset == 0);
+  CHECK(doc.bytes == 0);
+  sp_doc_free(&doc);
+  free(in);
+#else
+  CHECK((uint64_t)UINT32_MAX * 2 * sizeof(sp_value) <= SIZE_MAX);   /* no header count can wrap */
+#endif
+}
+
 /* Bytes the calling thread allocated during a decode of len bytes at p. */
 static uint64_t decode_allocates(const uint8_t *p, size_t len, int borrow, sp_code *code,
                                  sp_error *e) {
@@ -274,6 +302,7 @@ int main(void) {
   SP_RUN(borrowed_bodies_point_into_the_input);
   SP_RUN(ten_million_deep_nesting_stops_at_the_depth_limit);
   SP_RUN(huge_array_claim_allocates_nothing);
+  SP_RUN(item_block_past_size_max_is_refused);
   SP_RUN(nested_headers_claiming_every_byte_left_are_refused_at_the_second);
   SP_RUN(densest_valid_trees_fit_the_budget_and_the_stated_multiple);
   SP_RUN(every_truncation_fails_cleanly);

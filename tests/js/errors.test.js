@@ -109,16 +109,19 @@ describe('encoding bad values', () => {
     fails(() => sp.encodeInto(1, new Uint8Array(4), 5), 'INVALID_ARGUMENT');
   });
 
-  test('a message larger than the WASM heap is NOMEM and leaks nothing', () => {
-    const huge = [1, new Uint8Array(200 * 1024 * 1024)];
-    fails(() => sp.encode(huge), 'NOMEM');        // the pool keeps what it may cache
-    const s0 = sp.stats();
-    fails(() => sp.encode(huge), 'NOMEM');
-    fails(() => sp.encodeView(huge), 'NOMEM');
-    const s1 = sp.stats();
+  test('a message larger than maxMemory is NOMEM, says so, and leaks nothing', async () => {
+    const capped = await createScratchpack({ wasm: 'single', maxMemory: 64 * 1024 * 1024 });
+    const huge = [1, new Uint8Array(100 * 1024 * 1024)];
+    fails(() => capped.encode(huge), 'NOMEM');    // the pool keeps what it may cache
+    const s0 = capped.stats();
+    assert.throws(() => capped.encode(huge), /linear memory is [\d.]+ MiB of at most 64\.0 MiB \(maxMemory\)/);
+    fails(() => capped.encodeView(huge), 'NOMEM');
+    const s1 = capped.stats();
     assert.equal(s1.liveBytes, s0.liveBytes);
     assert.equal(s1.heap.used, s0.heap.used);
-    assert.deepEqual(sp.decode(sp.encode([1, 2])), [1, 2]);
+    assert.ok(s1.heap.size <= 64 * 1024 * 1024);
+    assert.deepEqual(capped.decode(capped.encode([1, 2])), [1, 2]);
+    capped.close();
   });
 });
 

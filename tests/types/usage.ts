@@ -50,7 +50,13 @@ const something: unknown = anything;
 
 const sp: Scratchpack = await createScratchpack({
   threads: 1, scratchSize: 4096, pool: { kind: 'lockfree', maxLength: 1 << 20 }, limits: { maxDepth: 64 },
+  maxMemory: 512 * 1024 * 1024, cacheLimit: Infinity,
 });
+// @ts-expect-error a misspelt option (it is INVALID_ARGUMENT at run time too)
+await createScratchpack({ trheads: 2 });
+const freed: number = sp.trim();
+const { heap: { size, max }, pool: { cachedBytes }, leaseBytes } = sp.stats();
+void [freed, size, max, cachedBytes, leaseBytes];
 
 const bytes: Uint8Array<ArrayBuffer> = sp.encode(user);     // a buffer of its own: a BufferSource
 const response = new Response(sp.encode(users));
@@ -210,9 +216,16 @@ await sp.encodeAsync(new Float64Array(1), { signal: controller });
 new Response(lease.bytes);
 // @ts-expect-error read-only
 lease.bytes = new Uint8Array(1);
-const { release } = lease;
-// @ts-expect-error release() needs its lease (detached, it would throw)
-release();
+const { bytes: detachedBytes, release } = sp.encodeView(user);
+void detachedBytes.length;
+release();                                   // works detached
+{
+  using scoped = sp.encodeView(user);        // released at the end of the block
+  void scoped.bytes;
+}
+lease[Symbol.dispose]();
+// @ts-expect-error read-only
+lease.release = () => {};
 const { encode } = sp;
 // @ts-expect-error so does encode()
 encode(user);

@@ -1,0 +1,87 @@
+// bench/js-memory.mjs -- big messages through the JS package: time per
+// entry against msgpackr and @msgpack/msgpack (ratios, measured in the same
+// run), and what the WASM heap holds before, after and after trim().
+//
+//   npm run bench:memory              (node bench/js-memory.mjs [rounds], both builds)
+//
+// Workloads: a 200 MiB Uint8Array, a 150 MiB ASCII string, 3,000,000 small
+// objects, a 256 MiB Float64Array. Figures are medians of `rounds` runs
+// (default 3) after one warm-up run; heap figures come from stats().heap
+// (malloc's bytes in use; size is linear memory, which never shrinks).
+import { Decoder, Encoder } from '@msgpack/msgpack';
+import { Packr, unpack } from 'msgpackr';
+
+import { createScratchpack, decode } from '../js/index.js';
+
+const ROUNDS = Number(process.argv[2] || 3);
+const MiB = 1 << 20;
+
+function workloads() {
+  const bin = new Uint8Array(200 * MiB);
+  for (let i = 0; i < bin.length; i += 4093) bin[i] = i & 0xff;
+  const f64 = new Float64Array(32 * MiB);
+  for (let i = 0; i < f64.length; i += 997) f64[i] = i / 7;
+  return [
+    { name: '200 MiB Uint8Array', value: bin },
+    { name: '150 MiB string', value: 'abcdefghijklmnopqrstuvwxy\n'.repeat(150 * MiB / 26 | 0) },
+    { name: '3,000,000 objects', value: Array.from({ length: 3e6 }, (_, i) => ({ id: i, name: `n${i % 1000}`, ok: i % 3 === 0 })) },
+    // no peer writes a Float64Array as a MessagePack array: no ratio for it
+    { name: '256 MiB Float64Array', value: f64, alone: true },
+  ];
+}
+
+function median(f) {
+  f();
+  const t = [];
+  for (let r = 0; r < ROUNDS; r++) {
+    const t0 = performance.now();
+    f();
+    t.push(performance.now() - t0);
+  }
+  return t.sort((a, b) => a - b)[t.length >> 1];
+}
+
+const packr = new Packr({ useRecords: false });
+const encoder = new Encoder();
+const decoder = new Decoder();
+const fmt = (ms) => `${ms.toFixed(0).padStart(6)} ms`;
+const mib = (n) => `${(n / MiB).toFixed(1)} MiB`;
+
+for (const wasm of ['threads', 'single']) {
+  const sp = await createScratchpack({ wasm });
+  sp.encode({ warm: 'up' });
+  const base = sp.stats().heap;
+  console.log(`\n${wasm} build: heap.used ${mib(base.used)} (memory ${mib(base.size)}) warm, before the big messages`);
+  for (const w of workloads()) {
+    const v = w.value;
+    const bytes = sp.encode(v);
+    const target = new Uint8Array(bytes.length);
+    const row = {
+      encode: median(() => sp.encode(v)),
+      encodeInto: median(() => sp.encodeInto(v, target)),
+      'encodeView+release': median(() => sp.encodeView(v).release()),
+      decode: median(() => decode(bytes)),
+    };
+    let peer = null;
+    if (!w.alone) {
+      const packed = packr.pack(v);
+      peer = {
+        encode: Math.min(median(() => packr.pack(v)), median(() => encoder.encode(v))),
+        decode: Math.min(median(() => unpack(packed)), median(() => decoder.decode(packed))),
+      };
+    }
+    const h = sp.stats();
+    console.log(`  ${w.name} (${mib(bytes.length)} of MessagePack)`);
+    for (const [k, ms] of Object.entries(row)) {
+      const vs = peer && (k === 'decode' ? peer.decode : peer.encode);
+      console.log(`    ${k.padEnd(20)} ${fmt(ms)}` +
+        (vs ? `   ${(vs / ms).toFixed(2)}x the fastest peer (${fmt(vs).trim()})` : ''));
+    }
+    console.log(`    heap after, no call: used ${mib(h.heap.used)} (+${mib(h.heap.used - base.used)}), ` +
+      `pool ${mib(h.pool.cachedBytes)}, staging ${mib(h.heap.staging)}, memory ${mib(h.heap.size)}`);
+  }
+  const freed = sp.trim();
+  const after = sp.stats().heap;
+  console.log(`  trim(): freed ${mib(freed)}; heap.used ${mib(after.used)} (memory ${mib(after.size)})`);
+  sp.close();
+}

@@ -1,0 +1,129 @@
+// How leases end: release() works detached, Symbol.dispose releases, a
+// forgotten lease is reclaimed once the garbage collector finds neither it
+// nor its view reachable, a view still held keeps its lease alive, and a
+// NOMEM while leases are live says how many.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+
+import { createScratchpack, decode } from '../../js/index.js';
+
+// The test runner gives no way to pass --expose-gc: enable it from here.
+setFlagsFromString('--expose-gc');
+const gc = runInNewContext('gc');
+
+// Collects until the instance's live leases drop to at most 'left' (the
+// registry's callbacks run as tasks after a collection).
+async function collectUntil(sp, left, rounds = 50) {
+  for (let i = 0; i < rounds && sp.stats().leases > left; i++) {
+    gc();
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+  return sp.stats().leases;
+}
+
+const MiB = 1 << 20;
+
+test('release works detached: const { bytes, release } = sp.encodeView(v)', async () => {
+  const sp = await createScratchpack({ wasm: 'single' });
+  const { bytes, release } = sp.encodeView({ id: 1, name: 'detached' });
+  assert.deepEqual(decode(bytes), { id: 1, name: 'detached' });
+  const where = bytes.byteOffset;
+  release();
+  release();                                                  // twice is harmless
+  assert.equal(sp.stats().leases, 0);
+  assert.equal(sp.encodeView([2]).bytes.byteOffset, where);   // the scratch is free again
+  sp.close();
+});
+
+test('Symbol.dispose ends a lease (what `using` calls)', async () => {
+  const sp = await createScratchpack({ wasm: 'single' });
+  const lease = sp.encodeView({ using: true });
+  assert.equal(typeof Symbol.dispose, 'symbol');
+  assert.equal(typeof lease[Symbol.dispose], 'function');
+  lease[Symbol.dispose]();
+  assert.equal(lease.live, false);
+  assert.equal(sp.stats().leases, 0);
+  sp.close();
+});
+
+for (const wasm of ['threads', 'single']) {
+  test(`${wasm}: 10,000 forgotten leases are reclaimed after a collection; later encodes succeed`, async () => {
+    const sp = await createScratchpack({ wasm });
+    const base = sp.stats().heap.used;
+    (function forget() {
+      for (let i = 0; i < 10000; i++) sp.encodeView({ i, name: `lease ${i}`, pad: 'p'.repeat(i % 50) });
+    })();
+    const held = sp.stats();
+    assert.equal(held.leases, 10000);
+    assert.ok(held.heap.used - base > 100 * MiB, `${held.heap.used}`);   // each holds a 32 KiB segment
+    sp.encode(1);                                                         // the last one is watched from here
+    assert.ok(await collectUntil(sp, 0) === 0, `${sp.stats().leases} leases left`);
+    const after = sp.stats();
+    assert.equal(after.leaseBytes, 0);
+    assert.ok(after.heap.used - base < 16 * MiB, `heap.used ${after.heap.used} vs ${base}`);
+    for (let i = 0; i < 100; i++) assert.deepEqual(decode(sp.encode({ again: i })), { again: i });
+    sp.close();
+  });
+}
+
+test('under a small maxMemory, forgotten leases are reclaimed and encoding goes on', async () => {
+  const sp = await createScratchpack({ wasm: 'single', maxMemory: 64 * MiB });
+  let failures = 0;
+  for (let round = 0; round < 10; round++) {
+    for (let i = 0; i < 1000; i++) {                          // 1,000 x 32 KiB fits; 10,000 would not
+      try { sp.encodeView({ round, i }); } catch { failures++; }
+    }
+    sp.encode(0);
+    await collectUntil(sp, 0);
+  }
+  assert.equal(failures, 0);
+  assert.ok(sp.stats().heap.size <= 64 * MiB);
+  sp.close();
+});
+
+test('a view still held keeps its lease: the collector reclaims it only once the view is gone too', async () => {
+  const sp = await createScratchpack({ wasm: 'single' });
+  let { bytes } = sp.encodeView({ kept: 'while the view lives', n: [1, 2, 3] });   // the lease itself is dropped
+  const copy = bytes.slice();
+  sp.encode(1);
+  for (let i = 0; i < 5; i++) {
+    gc();
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    for (let k = 0; k < 200; k++) sp.encodeView({ k, other: 'x'.repeat(k) }).release();
+  }
+  assert.equal(sp.stats().leases, 1);
+  assert.ok(Buffer.compare(bytes, copy) === 0);             // nothing wrote over it
+  bytes = null;
+  assert.equal(await collectUntil(sp, 0), 0);
+  sp.close();
+});
+
+test('NOMEM while leases are live says how many, and releasing them frees the memory', async () => {
+  const sp = await createScratchpack({ wasm: 'single', maxMemory: 32 * MiB });
+  const leases = [];
+  let error;
+  const block = { b: new Uint8Array(256 * 1024) };
+  for (let i = 0; i < 1000 && !error; i++) {
+    try { leases.push(sp.encodeView(block)); } catch (e) { error = e; }
+  }
+  assert.equal(error?.code, 'NOMEM');
+  assert.match(error.message, new RegExp(`; ${leases.length} leases are live, holding ${leases.length * (256 * 1024 + 8)} bytes`));
+  assert.match(error.message, /release\(\) them/);
+  for (const l of leases) l.release();
+  assert.equal(sp.stats().leases, 0);
+  assert.equal(sp.encodeView(block).bytes.length, 256 * 1024 + 8);   // map, key, bin header
+  sp.close();
+});
+
+test('leases released or reclaimed after close() do nothing', async () => {
+  const sp = await createScratchpack({ wasm: 'single' });
+  const kept = sp.encodeView([1]);
+  sp.encodeView([2]);                                         // forgotten
+  sp.close();
+  kept.release();
+  gc();
+  await new Promise((resolve) => setTimeout(resolve, 10));
+  assert.throws(() => sp.encode(1), { code: 'CLOSED' });
+});
