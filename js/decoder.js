@@ -351,11 +351,17 @@ function readKey(n) {
   const at = pos++;
   if (n > len - pos) throw truncated(at, `a str of ${n} bytes (${len - pos} left)`);
   if (n > opt.maxStrLength) limit(n, opt.maxStrLength, at, 'str length');
-  const s = src, p = pos;
-  const h = n === 0 ? 0 : Math.imul((n << 24) ^ (s[p] << 16) ^ (s[p + (n >> 1)] << 8) ^ s[p + n - 1], 0x9e3779b1);
-  const slot = h >>> 20;
+  pos += n;
+  return cachedStr(pos - n, n);
+}
+
+// The string of src[p..p+n), n <= KEY_MAX, from the cache or made and kept there.
+function cachedStr(p, n) {
+  const s = src;
+  let h = n;
+  for (let i = p; i < p + n; i++) h = ((h << 5) - h + s[i]) | 0;
+  const slot = Math.imul(h, 0x9e3779b1) >>> 20;
   const b = slot * KEY_MAX;
-  pos = p + n;
   if (keyLens[slot] === n) {
     let i = 0;
     while (i < n && keyBytes[b + i] === s[p + i]) i++;

@@ -1,6 +1,8 @@
 // text.js -- UTF-8 in and out of byte arrays, the fastest way each host has.
 // Owns: the choice between Node's Buffer codecs and the WHATWG text codecs,
-// and the detour shared memory needs in browsers. Must not touch: formats.
+// the detour shared memory needs in browsers, and in Node the two reads
+// that beat utf8Slice (long ASCII; text dense in multi-byte characters,
+// decoded here when well-formed). Must not touch: formats.
 //
 // Node's utf8Write/utf8Slice work on any Uint8Array, shared or not.
 // Chromium's TextEncoder.encodeInto and TextDecoder.decode refuse views of a
@@ -13,6 +15,9 @@ const nodeWrite = nodeBuffer ? nodeBuffer.prototype.utf8Write : null;
 const nodeSlice = nodeBuffer ? nodeBuffer.prototype.utf8Slice : null;
 const nodeLatin1 = nodeBuffer ? nodeBuffer.prototype.latin1Slice : null;
 const nodeUcs2 = nodeBuffer ? nodeBuffer.prototype.ucs2Slice : null;
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
 // node:buffer's isAscii (SIMD): at once where process.getBuiltinModule
 // exists (Node >= 22.3), else by an import that settles at the first turn
 // of the event loop; until then long strings take utf8Slice, which gives
@@ -23,8 +28,10 @@ if (typeof nodeLatin1 === 'function' && typeof process === 'object' && process.v
   if (typeof process.getBuiltinModule === 'function') take(process.getBuiltinModule('node:buffer'));
   else import('node:buffer').then(take, () => {});
 }
-const encoder = new TextEncoder();
-const decoder = new TextDecoder();
+
+// UTF-16 units decoded here reach a string through ucs2Slice, which reads
+// them little-endian: only on little-endian hosts.
+const unitsOk = typeof nodeUcs2 === 'function' && new Uint8Array(Uint16Array.of(1).buffer)[0] === 1;
 
 let sharedOk = null; // do the WHATWG codecs accept shared views here?
 let scratch = new Uint8Array(1024);
@@ -59,8 +66,8 @@ export function writeUtf8(u8, s, at, max) {
 
 // Where Node's own UTF-8 decoding loses (measured on Node 20): a long ASCII
 // string is a SIMD check and a Latin-1 copy, 1.2-1.3x faster than
-// utf8Slice from 8 kB on; text with many multi-byte characters decodes
-// about 2x faster in JS into UTF-16 units, then one ucs2Slice copy.
+// utf8Slice from 8 kB on; text where multi-byte characters are common
+// decodes 1.5-2x faster in JS into UTF-16 units, then one ucs2Slice copy.
 const ASCII_BULK = 8192;
 const UNITS_MAX = 65536;
 let units = new Uint16Array(1024);
@@ -72,9 +79,9 @@ export function readUtf8(u8, start, end) {
     const n = end - start;
     if (n >= ASCII_BULK && nodeIsAscii !== null && nodeIsAscii(u8.subarray(start, end)))
       return nodeLatin1.call(u8, start, end);
-    if (n <= UNITS_MAX && typeof nodeUcs2 === 'function' && looksWide(u8, start, n)) {
-      const k = utf8ToUnits(u8, start, end);
-      if (k >= 0) return nodeUcs2.call(unitBytes, 0, 2 * k);
+    if (unitsOk && n <= UNITS_MAX && looksWide(u8, start, n)) {
+      const s = jsUtf8(u8, start, end);
+      if (s !== null) return s;
     }
     return nodeSlice.call(u8, start, end);
   }
@@ -87,6 +94,20 @@ export function readUtf8(u8, start, end) {
 function looksWide(u8, start, n) {
   const q = n >> 2;
   return (u8[start] >> 7) + (u8[start + q] >> 7) + (u8[start + 2 * q] >> 7) + (u8[start + 3 * q] >> 7) >= 2;
+}
+
+/**
+ * Well-formed UTF-8 decoded in JS (Node, little-endian hosts: see
+ * utf8Paths), or null where readUtf8 leaves the bytes to Node's decoder.
+ */
+export function jsUtf8(u8, start, end) {
+  const k = utf8ToUnits(u8, start, end);
+  return k < 0 ? null : nodeUcs2.call(unitBytes, 0, 2 * k);
+}
+
+/** Which of readUtf8's own paths this host takes now (for tests). */
+export function utf8Paths() {
+  return { bulkAscii: nodeSlice !== null && nodeIsAscii !== null, units: nodeSlice !== null && unitsOk };
 }
 
 // Decodes u8[start..end) into `units` and returns their count, or -1 at
