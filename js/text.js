@@ -16,7 +16,9 @@ const nodeSlice = nodeBuffer ? nodeBuffer.prototype.utf8Slice : null;
 const nodeLatin1 = nodeBuffer ? nodeBuffer.prototype.latin1Slice : null;
 const nodeUcs2 = nodeBuffer ? nodeBuffer.prototype.ucs2Slice : null;
 const encoder = new TextEncoder();
-const decoder = new TextDecoder();
+// ignoreBOM: a leading U+FEFF is part of the string, as in Node's utf8Slice
+// (the default TextDecoder drops it, so "\ufeffx" would not round trip).
+const decoder = new TextDecoder('utf-8', { ignoreBOM: true });
 
 // node:buffer's isAscii (SIMD): at once where process.getBuiltinModule
 // exists (Node >= 22.3), else by an import that settles at the first turn
@@ -112,8 +114,9 @@ export function utf8Paths() {
 
 // Decodes u8[start..end) into `units` and returns their count, or -1 at
 // anything but well-formed UTF-8 (overlong forms, surrogates, code points
-// past U+10FFFF, a sequence cut short) and at a leading byte order mark:
-// those go to the host's decoder, so its replacement rules stay the only ones.
+// past U+10FFFF, a sequence cut short): those go to the host's decoder, so
+// its replacement rules stay the only ones. A leading U+FEFF is a character
+// like any other, as utf8Slice keeps it.
 function utf8ToUnits(u8, start, end) {
   if (units.length < end - start) {
     units = new Uint16Array(Math.max(end - start, units.length * 2));
@@ -121,7 +124,6 @@ function utf8ToUnits(u8, start, end) {
   }
   const out = units;
   let i = start, k = 0;
-  if (end - start >= 3 && u8[i] === 0xef && u8[i + 1] === 0xbb && u8[i + 2] === 0xbf) return -1;
   while (i < end) {
     const a = u8[i];
     if (a < 0x80) { out[k++] = a; i++; continue; }
