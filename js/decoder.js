@@ -355,12 +355,17 @@ function readKey(n) {
   return cachedStr(pos - n, n);
 }
 
+/** The key cache's slot for the n bytes at u8[p] (exported for tests). */
+export function keySlot(u8, p, n) {
+  let h = n;
+  for (let i = p; i < p + n; i++) h = ((h << 5) - h + u8[i]) | 0;
+  return Math.imul(h, 0x9e3779b1) >>> 20;              // the top 12 bits: KEY_SLOTS
+}
+
 // The string of src[p..p+n), n <= KEY_MAX, from the cache or made and kept there.
 function cachedStr(p, n) {
   const s = src;
-  let h = n;
-  for (let i = p; i < p + n; i++) h = ((h << 5) - h + s[i]) | 0;
-  const slot = Math.imul(h, 0x9e3779b1) >>> 20;
+  const slot = keySlot(s, p, n);
   const b = slot * KEY_MAX;
   if (keyLens[slot] === n) {
     let i = 0;
