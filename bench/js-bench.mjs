@@ -10,8 +10,12 @@
 // median of the measured rounds after two warm-up rounds. Ratios are
 // scratchpack's best mode over the fastest peer mode, measured in the same
 // run (absolute figures drift on shared machines; the ratios hold better).
+// msgpackr is measured as its users get it by default: with the native
+// addon msgpackr-extract when npm installed it (an optional dependency;
+// MSGPACKR_NATIVE_ACCELERATION_DISABLED=true turns it off); the first line
+// says which.
 import { Decoder, Encoder } from '@msgpack/msgpack';
-import { Packr, RESET_BUFFER_MODE, pack, unpack } from 'msgpackr';
+import { Packr, RESET_BUFFER_MODE, isNativeAccelerationEnabled, pack, unpack } from 'msgpackr';
 
 import { createScratchpack, decode } from '../js/index.js';
 
@@ -138,7 +142,8 @@ const best = (jobs, pred) => jobs.filter(pred).reduce((a, b) => (b.median > a.me
 // ---- run -----------------------------------------------------------------------
 const summary = [];
 console.log(`scratchpack JS bench: ${ROUNDS} rounds of ~${ROUND_MS} ms per job after ${WARMUP} warm-up rounds, ` +
-  `node ${process.version}, kernel ${sp.stats().kernel}\n`);
+  `node ${process.version}, kernel ${sp.stats().kernel}, ` +
+  `msgpackr ${isNativeAccelerationEnabled ? 'with' : 'without'} its native addon (msgpackr-extract)\n`);
 const only = process.env.BENCH_ONLY;
 for (const w of workloads().filter((x) => !only || only.split(',').some((o) => x.name.startsWith(o)))) {
   const size = sp.encode(w.value).length;

@@ -2,10 +2,10 @@
 // Owns: reading every format, the limits (depth, lengths), the checks that
 // come before any allocation (a claimed length must fit in what remains:
 // one byte per array element, two per map entry), typed-array decoding of
-// numeric arrays, error codes with byte offsets, and single tokens for a
-// walker (readToken: the inspector). Must not touch: the WASM
-// module -- decoding builds JS values, which only JS can do, so the bytes
-// are read where they are.
+// numeric arrays, error codes with byte offsets, the cache of short map
+// keys, and single tokens for a walker (readToken: the inspector). Must not
+// touch: the WASM module -- decoding builds JS values, which only JS can
+// do, so the bytes are read where they are.
 
 import { Ext } from './ext.js';
 import { ScratchpackError, codes, decodeError } from './errors.js';
@@ -223,12 +223,17 @@ function limit(n, max, at, what) {
   if (n > max) throw decodeError(codes.LENGTH_LIMIT, at, `${what} of ${n} is over the limit of ${max}`);
 }
 
-function readStr(n, at) {
+// The checks a str header passes before its body is read (pos is at the body).
+function strHeader(n, at) {
   if (n > len - pos) throw truncated(at, `a str of ${n} bytes (${len - pos} left)`);
   if (n > opt.maxStrLength) limit(n, opt.maxStrLength, at, 'str length');
+}
+
+function readStr(n, at) {
+  strHeader(n, at);
   const p = pos;
   pos += n;
-  if (n < 16) {
+  if (n <= SHORT_MAX) {
     const s = shortAscii(p, n);
     if (s !== null) return s;
   }
@@ -237,33 +242,36 @@ function readStr(n, at) {
 
 const fcc = String.fromCharCode;
 
-// An ASCII string of fewer than 16 bytes without the text decoder, or null.
+// An ASCII string of at most SHORT_MAX bytes without the text decoder, or
+// null. One String.fromCharCode call with every byte as an argument makes a
+// flat string (joining pieces would make a rope past 12 characters); up to
+// 16 bytes this measured 1.5-2x faster than Buffer#utf8Slice in Node 20.
+const SHORT_MAX = 16;
+
 function shortAscii(p, n) {
-  if (n < 5) {
-    if (n === 0) return '';
-    const a = src[p];
-    if (n === 1) return a < 0x80 ? fcc(a) : null;
-    const b = src[p + 1];
-    if (n === 2) return (a | b) < 0x80 ? fcc(a, b) : null;
-    const c = src[p + 2];
-    if (n === 3) return (a | b | c) < 0x80 ? fcc(a, b, c) : null;
-    const d = src[p + 3];
-    return (a | b | c | d) < 0x80 ? fcc(a, b, c, d) : null;
-  }
-  let or = 0;
-  for (let i = p; i < p + n; i++) or |= src[i];
-  if (or >= 0x80) return null;
   const u = src;
+  let or = 0;
+  for (let i = p; i < p + n; i++) or |= u[i];
+  if (or >= 0x80) return null;
   switch (n) {
+    case 0: return '';
+    case 1: return fcc(u[p]);
+    case 2: return fcc(u[p], u[p + 1]);
+    case 3: return fcc(u[p], u[p + 1], u[p + 2]);
+    case 4: return fcc(u[p], u[p + 1], u[p + 2], u[p + 3]);
     case 5: return fcc(u[p], u[p + 1], u[p + 2], u[p + 3], u[p + 4]);
     case 6: return fcc(u[p], u[p + 1], u[p + 2], u[p + 3], u[p + 4], u[p + 5]);
     case 7: return fcc(u[p], u[p + 1], u[p + 2], u[p + 3], u[p + 4], u[p + 5], u[p + 6]);
     case 8: return fcc(u[p], u[p + 1], u[p + 2], u[p + 3], u[p + 4], u[p + 5], u[p + 6], u[p + 7]);
-    default: {
-      let s = fcc(u[p], u[p + 1], u[p + 2], u[p + 3], u[p + 4], u[p + 5], u[p + 6], u[p + 7]);
-      for (let i = p + 8; i < p + n; i++) s += fcc(u[i]);
-      return s;
-    }
+    case 9: return fcc(u[p], u[p + 1], u[p + 2], u[p + 3], u[p + 4], u[p + 5], u[p + 6], u[p + 7], u[p + 8]);
+    case 10: return fcc(u[p], u[p + 1], u[p + 2], u[p + 3], u[p + 4], u[p + 5], u[p + 6], u[p + 7], u[p + 8], u[p + 9]);
+    case 11: return fcc(u[p], u[p + 1], u[p + 2], u[p + 3], u[p + 4], u[p + 5], u[p + 6], u[p + 7], u[p + 8], u[p + 9], u[p + 10]);
+    case 12: return fcc(u[p], u[p + 1], u[p + 2], u[p + 3], u[p + 4], u[p + 5], u[p + 6], u[p + 7], u[p + 8], u[p + 9], u[p + 10], u[p + 11]);
+    case 13: return fcc(u[p], u[p + 1], u[p + 2], u[p + 3], u[p + 4], u[p + 5], u[p + 6], u[p + 7], u[p + 8], u[p + 9], u[p + 10], u[p + 11], u[p + 12]);
+    case 14: return fcc(u[p], u[p + 1], u[p + 2], u[p + 3], u[p + 4], u[p + 5], u[p + 6], u[p + 7], u[p + 8], u[p + 9], u[p + 10], u[p + 11], u[p + 12], u[p + 13]);
+    case 15: return fcc(u[p], u[p + 1], u[p + 2], u[p + 3], u[p + 4], u[p + 5], u[p + 6], u[p + 7], u[p + 8], u[p + 9], u[p + 10], u[p + 11], u[p + 12], u[p + 13], u[p + 14]);
+    case 16: return fcc(u[p], u[p + 1], u[p + 2], u[p + 3], u[p + 4], u[p + 5], u[p + 6], u[p + 7], u[p + 8], u[p + 9], u[p + 10], u[p + 11], u[p + 12], u[p + 13], u[p + 14], u[p + 15]);
+    default: return null;
   }
 }
 
@@ -347,13 +355,61 @@ function readMap(n, depth, at) {
   if (opt.maps === 'map') return readIntoMap(new Map(), n, depth);
   const o = {};
   for (let i = 0; i < n; i++) {
-    const k = read(depth + 1);
+    const c = pos < len ? src[pos] : 0xc1;            // none left: read() says so
+    const k = c >= 0xa0 && c <= 0xa0 + KEY_MAX ? readKey(c - 0xa0) : read(depth + 1);
     if (typeof k !== 'string' && opt.maps === 'auto') return readIntoMap(objectToMap(o), n - i, depth, k);
     const v = read(depth + 1);
     if (k === '__proto__') Object.defineProperty(o, k, { value: v, enumerable: true, writable: true, configurable: true });
     else o[k] = v;
   }
   return o;
+}
+
+// ---- map keys ----------------------------------------------------------------
+// Short fixstr keys come from a cache: the bytes hash to a slot that keeps
+// the bytes and the string made from them, so a repeated key costs a hash
+// and a compare of at most KEY_MAX bytes, and is the same string object
+// every time, which V8 stores as a property name faster than a fresh string
+// of the same text (b.records decoded 1.3x faster with the cache alone).
+// A slot's string is only returned when all its bytes match; else the key
+// is read and takes the slot. Only map keys: on values (mostly distinct)
+// the cache measured slower. Memory: 64 kB of bytes and 4,096 strings.
+const KEY_MAX = 16, KEY_BITS = 12, KEY_SLOTS = 1 << KEY_BITS;
+const keyStrs = new Array(KEY_SLOTS).fill('');
+const keyLens = new Uint8Array(KEY_SLOTS).fill(255);
+const keyBytes = new Uint8Array(KEY_SLOTS * KEY_MAX);
+
+// A fixstr key of n <= KEY_MAX bytes; pos is at its header.
+function readKey(n) {
+  const at = pos++;
+  strHeader(n, at);
+  pos += n;
+  return cachedStr(pos - n, n);
+}
+
+/** The key cache's slot for the n bytes at u8[p] (exported for tests). */
+export function keySlot(u8, p, n) {
+  let h = n;
+  for (let i = p; i < p + n; i++) h = ((h << 5) - h + u8[i]) | 0;
+  return Math.imul(h, 0x9e3779b1) >>> (32 - KEY_BITS);   // the top bits mix every byte
+}
+
+// The string of src[p..p+n), n <= KEY_MAX, from the cache or made and kept there.
+function cachedStr(p, n) {
+  const s = src;
+  const slot = keySlot(s, p, n);
+  const b = slot * KEY_MAX;
+  if (keyLens[slot] === n) {
+    let i = 0;
+    while (i < n && keyBytes[b + i] === s[p + i]) i++;
+    if (i === n) return keyStrs[slot];
+  }
+  let str = shortAscii(p, n);
+  if (str === null) str = readUtf8(s, p, p + n);
+  keyLens[slot] = n;
+  for (let i = 0; i < n; i++) keyBytes[b + i] = s[p + i];
+  keyStrs[slot] = str;
+  return str;
 }
 
 function objectToMap(o) {

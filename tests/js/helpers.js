@@ -85,4 +85,28 @@ export function normalize(v) {
   return v;
 }
 
+/** A str message (fixstr, str 8, str 16 or str 32) with these bytes as its body, valid UTF-8 or not. */
+export function str(body) {
+  const n = body.length;
+  const head = n < 32 ? [0xa0 | n] : n < 256 ? [0xd9, n] : n < 65536 ? [0xda, n >> 8, n & 255]
+    : [0xdb, n >>> 24, (n >> 16) & 255, (n >> 8) & 255, n & 255];
+  const b = new Uint8Array(head.length + n);
+  b.set(head);
+  b.set(body, head.length);
+  return b;
+}
+
+/**
+ * Bytes that make UTF-8 interesting: ASCII, continuation bytes, every kind
+ * of lead byte, the bytes never used (c0, c1, f5-ff), the surrogates' ED.
+ */
+export const tricky = [0x00, 0x41, 0x7f, 0x80, 0x8f, 0x90, 0x9f, 0xa0, 0xbb, 0xbf, 0xc0, 0xc1, 0xc2, 0xdf,
+  0xe0, 0xed, 0xef, 0xf0, 0xf4, 0xf5, 0xff];
+
+/** n bytes, mostly from `tricky`: rarely valid UTF-8 past a few bytes. */
+export function trickyBytes(next, n) {
+  return Uint8Array.from({ length: n }, () =>
+    next() < 0.75 ? tricky[Math.floor(next() * tricky.length)] : Math.floor(next() * 256));
+}
+
 export const hex = (b) => Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('hex');
