@@ -264,10 +264,12 @@ static int read_length(sp_reader *r, int b, uint32_t *len, int fix_lo, int fix_h
 }
 
 /* Fails unless 'need' more bytes are left: checked before any caller could
-** allocate for what a header claims; the error names the header. */
+** allocate for what a header claims. The input ends before what the header
+** announces, so it is SP_E_TRUNCATED at the header (as the JS decoder says,
+** and what a streaming caller needs: more bytes may complete it). */
 static int require(sp_reader *r, uint64_t need, uint64_t header_at, const char *cause) {
   if (sp_reader_remaining(r) >= need) return 1;
-  return sp_reader_fail_at(r, header_at, SP_E_LENGTH_LIMIT, cause, __func__);
+  return sp_reader_fail_at(r, header_at, SP_E_TRUNCATED, cause, __func__);
 }
 
 /* One counted header (array, map, str or bin): its count lands in *out
@@ -444,7 +446,7 @@ static void drop(sp_reader *r, uint64_t n) {
 
 /* One value's header and body through the general path: the end of the
 ** input, segment boundaries, 0xc1 and headers claiming more than is left
-** (SP_E_LENGTH_LIMIT at the header, as the typed reads say). */
+** (SP_E_TRUNCATED at the header, as the typed reads say). */
 static int skip_one_slow(sp_reader *r, uint64_t *items) {
   uint8_t buf[16], hdr[9] = {0};
   const uint8_t *p;
@@ -461,7 +463,7 @@ static int skip_one_slow(sp_reader *r, uint64_t *items) {
   head(hdr, items, &body);
   left = sp_reader_remaining(r);
   if (*items > left || body > left)
-    return sp_reader_fail_at(r, at, SP_E_LENGTH_LIMIT, "header claims more than the bytes left", "sp_skip");
+    return sp_reader_fail_at(r, at, SP_E_TRUNCATED, "header claims more than the bytes left", "sp_skip");
   drop(r, body);
   return 1;
 }
