@@ -31,10 +31,12 @@ const uint8_t sp_reader_types[256] = {
 
 /* ---- segments ------------------------------------------------------------ */
 
+/* An empty segment may have no memory at all (data NULL): NULL + 0 is
+** undefined behaviour in C, so its end is its start without arithmetic. */
 static void start_segment(sp_reader *r, size_t i) {
   r->seg = i;
   r->cur = r->segs[i].data;
-  r->end = r->cur + r->segs[i].used;
+  r->end = r->segs[i].used ? r->cur + r->segs[i].used : r->cur;
 }
 
 static void init_common(sp_reader *r, const sp_segment *segs, size_t n, uint64_t total) {
@@ -49,6 +51,8 @@ static void init_common(sp_reader *r, const sp_segment *segs, size_t n, uint64_t
 }
 
 void sp_reader_init(sp_reader *r, const void *data, size_t len) {
+  static const uint8_t nothing[1];            /* what (NULL, 0) reads: no NULL arithmetic later */
+  if (data == NULL && len == 0) data = nothing;
   r->one.data = (uint8_t *)(uintptr_t)data;   /* read only; sp_segment is shared with writers */
   r->one.used = r->one.capacity = len;
   init_common(r, &r->one, 1, len);

@@ -786,6 +786,41 @@ static void empty_input_and_empty_sequence_fail_reads_with_truncation(void) {
   EXPECT_ERR(&r, SP_E_TRUNCATED, 0);
 }
 
+/* An empty segment may have no memory (data NULL), first, between others or
+** last, and so may an empty input: they read as nothing, with no pointer
+** arithmetic on NULL (undefined in C; clang's UBSan reported it here, found
+** by tests/fuzz/fuzz_reader_segments.c). */
+static void empty_segments_without_memory_read_as_nothing(void) {
+  uint8_t a[] = {0x92, 0x01}, b[] = {0xa1, 'x'};
+  sp_segment segs[5] = {{NULL, 0, 0}, {a, 2, 2}, {NULL, 0, 0}, {b, 2, 2}, {NULL, 0, 0}};
+  sp_sequence seq;
+  sp_reader r;
+  uint32_t n = 0;
+  uint64_t u = 0;
+  const char *p = NULL;
+  memset(&seq, 0, sizeof seq);
+  seq.segs = segs;
+  seq.nsegs = seq.cap_segs = 5;
+  seq.length = 4;
+  sp_reader_init_sequence(&r, &seq);
+  CHECK(sp_read_array_header(&r, &n) == 1 && n == 2);
+  CHECK(sp_read_uint64(&r, &u) == 1 && u == 1);
+  CHECK(sp_read_str(&r, &p, &n) == 1 && n == 1 && p == (const char *)b + 1);
+  CHECK(sp_peek(&r) == SP_T_END && sp_reader_offset(&r) == 4);
+  CHECK(sp_skip(&r) == 0);
+  EXPECT_ERR(&r, SP_E_TRUNCATED, 4);
+  seq.nsegs = 1;                                   /* only an empty segment */
+  seq.length = 0;
+  sp_reader_init_sequence(&r, &seq);
+  CHECK(sp_peek(&r) == SP_T_END && sp_reader_offset(&r) == 0);
+  CHECK(sp_read_nil(&r) == 0);
+  EXPECT_ERR(&r, SP_E_TRUNCATED, 0);
+  sp_reader_init(&r, NULL, 0);
+  CHECK(sp_read_view(&r, 0, (const uint8_t **)&p) == 1 && sp_reader_remaining(&r) == 0);
+  CHECK(sp_read_raw(&r, &u, 0) == 1 && sp_reader_offset(&r) == 0);
+  EXPECT_NO_ERR(&r);
+}
+
 /* ---- type mismatch, truncation, 0xc1 for every reader ------------------------ */
 
 typedef enum vclass { V_NIL, V_BOOL, V_UINT, V_NEG, V_FLOAT, V_STR, V_BIN, V_ARRAY, V_MAP,
@@ -2546,6 +2581,7 @@ int main(void) {
   SP_RUN(peek_types_every_first_byte_as_the_spec_says);
   SP_RUN(peek_at_end_of_input_is_end_without_error);
   SP_RUN(empty_input_and_empty_sequence_fail_reads_with_truncation);
+  SP_RUN(empty_segments_without_memory_read_as_nothing);
   SP_RUN(every_reader_rejects_other_types_with_type_error_at_the_value);
   SP_RUN(every_reader_at_end_of_input_is_truncated);
   SP_RUN(every_reader_on_c1_is_invalid);
