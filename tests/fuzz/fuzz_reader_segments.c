@@ -1,11 +1,14 @@
 /*
 ** fuzz_reader_segments.c -- libFuzzer target: the reader over the same bytes
 ** contiguous, cut where the input's header says (fuzz.h) and, for short
-** messages, one byte per segment. A walk peeks at each value and reads it
-** with a read its type allows (every integer width, float/double, bool,
-** nil, headers, str/bin zero-copy or -- when the body spans segments --
-** through sp_read_raw, ext bodies, timestamps, sp_skip), or now and then
-** with one it does not allow; the control bytes choose. The walks must log
+** messages, one byte per segment. A walk peeks at each value (on the
+** reader, or on a copy so that the read itself meets the segment's end)
+** and reads it with a read its type allows (every integer width,
+** float/double, bool, nil, headers, str/bin zero-copy or -- when the body
+** spans segments -- through sp_read_raw, ext bodies, timestamps, sp_skip),
+** or now and then with one it does not allow; the control bytes choose. It
+** enters each container and leaves it after its last value, under a depth
+** limit of 24 (sp_reader_enter/leave). The walks must log
 ** the same tokens and stop with the same error code at the same offset.
 ** Along the way: a failed read leaves its outputs as they were, a read that
 ** succeeds keeps offset + remaining == length, errors are sticky, and the
@@ -55,12 +58,39 @@ static op choose(sp_type t, uint8_t c) {
 #undef PICK
 }
 
+#define MAX_DEPTH 24     /* the walks' depth limit: reachable in a few bytes */
+
 typedef struct walk {
   sp_reader r;
   fuzz_log log;
   uint64_t len;
   int segmented;
+  unsigned top;                     /* containers open */
+  uint64_t left[MAX_DEPTH + 1];     /* values still to come in each */
 } walk;
+
+/* A value ended: count it in its container, and close the containers it
+** completes (each a value of the one around it). */
+static void value_done(walk *w) {
+  while (w->top > 0) {
+    if (--w->left[w->top - 1] > 0) return;
+    w->top--;
+    sp_reader_leave(&w->r);
+  }
+}
+
+/* After a successful read: a non-empty container is entered (the depth
+** limit may refuse it), anything else is a whole value. */
+static int track(walk *w, op o, uint64_t values) {
+  if ((o == OP_ARRAY || o == OP_MAP) && values > 0) {
+    if (!sp_reader_enter(&w->r)) return 0;
+    FUZZ_ASSERT(w->top < MAX_DEPTH);
+    w->left[w->top++] = values;
+    return 1;
+  }
+  value_done(w);
+  return 1;
+}
 
 /* A body of n bytes after its header: in place when it lies in one
 ** segment, else copied with sp_read_raw; logged either way. */
@@ -117,8 +147,8 @@ static int zero_copy(walk *w, int bin) {
     return 0;                                                         \
   }
 
-/* One read; 1 when it succeeded (and consumed the value, except a nil_if
-** that found no nil). */
+/* One read: 1 when it succeeded, 2 for a nil_if that found no nil (no
+** error, nothing consumed), 0 when it failed. */
 static int read_one(walk *w, op o) {
   sp_reader *r = &w->r;
   uint32_t n = 0x5a5a5a5a;
@@ -128,7 +158,7 @@ static int read_one(walk *w, op o) {
     case OP_NIL_IF: {
       int got = sp_read_nil_if(r);
       fuzz_log_u64(&w->log, (uint64_t)got);
-      return got || r->err.code == SP_OK;
+      return got ? 1 : r->err.code == SP_OK ? 2 : 0;
     }
     case OP_BOOL: {
       int b = 7;
@@ -155,7 +185,7 @@ static int read_one(walk *w, op o) {
       /* what the header claims is there: one byte a value at least */
       FUZZ_ASSERT((uint64_t)n * (o == OP_MAP ? 2 : 1) <= sp_reader_remaining(r));
       fuzz_log_u64(&w->log, n);
-      return 1;
+      return track(w, o, (uint64_t)n * (o == OP_MAP ? 2 : 1));
     case OP_STR: return zero_copy(w, 0);
     case OP_BIN: return zero_copy(w, 1);
     case OP_STR_H:
@@ -195,13 +225,17 @@ static void run(walk *w, const fuzz_in *in) {
   sp_reader *r = &w->r;
   uint64_t before = 0;
   int stuck = 0;
+  r->max_depth = MAX_DEPTH;
   for (size_t i = 0;; i++) {
-    sp_type t = sp_peek(r);
+    sp_reader probe = *r;           /* peeking at a copy leaves r at a segment's end */
+    sp_type t = fuzz_ctl(in, i + 7) & 1 ? sp_peek(r) : sp_peek(&probe);
     op o;
     int ok;
-    if (t == SP_T_END) break;
+    if (t == SP_T_END && probe.err.code == SP_OK && r->err.code == SP_OK) break;
     o = stuck ? OP_SKIP : choose(t, fuzz_ctl(in, i));   /* never two reads in place */
     ok = read_one(w, o);
+    if (t == SP_T_END) FUZZ_ASSERT(!ok && r->err.code == SP_E_MALFORMED);   /* 0xc1 */
+    if (ok == 1 && o != OP_ARRAY && o != OP_MAP) ok = track(w, o, 0);
     fuzz_log_u64(&w->log, (uint64_t)o << 8 | (uint64_t)ok);
     fuzz_log_u64(&w->log, sp_reader_offset(r));
     if (!ok) {
