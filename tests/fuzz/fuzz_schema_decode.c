@@ -11,7 +11,9 @@
 **   - a decode that succeeds re-encodes to bytes that decode (whole) to an
 **     equal struct, which re-encodes to the same bytes (a fixed-size schema
 **     to exactly its fixed size); decoding the input again into the decoded
-**     struct succeeds to the same struct;
+**     struct succeeds to the same struct; with string keys, each scalar and
+**     str member holds what a hand-written walk of the map says: the value
+**     after the last key that spells its name exactly (the key matcher);
 **   - existing: the message, then what follows it (or the message again),
 **     decoded into one struct, failing or not, leave it consistent: it
 **     encodes, and its encoding decodes to an equal struct; the caller's
@@ -128,6 +130,81 @@ static void check_round_trip(sp_schema *s, const void *obj, unsigned max_depth) 
   sp_bytes_free(&y);
 }
 
+/* ---- keys, checked by hand ------------------------------------------------------ */
+
+/* One scalar (number, bool) or str member of field f at p, read as the
+** decoder must; a value of another kind is skipped. A str body is copied
+** into *own (freed by the caller). */
+static void read_member(sp_reader *r, const sp_field *f, uint8_t *p, uint8_t **own) {
+  sp_str_field *v = (void *)p;
+  uint32_t n = 0;
+  int b, ok;
+  switch (f->type) {
+    case SP_F_I8: ok = sp_read_int8(r, (int8_t *)(void *)p); break;
+    case SP_F_U8: ok = sp_read_uint8(r, p); break;
+    case SP_F_I16: ok = sp_read_int16(r, (int16_t *)(void *)p); break;
+    case SP_F_U16: ok = sp_read_uint16(r, (uint16_t *)(void *)p); break;
+    case SP_F_I32: ok = sp_read_int32(r, (int32_t *)(void *)p); break;
+    case SP_F_U32: ok = sp_read_uint32(r, (uint32_t *)(void *)p); break;
+    case SP_F_I64: ok = sp_read_int64(r, (int64_t *)(void *)p); break;
+    case SP_F_U64: ok = sp_read_uint64(r, (uint64_t *)(void *)p); break;
+    case SP_F_FLOAT: ok = sp_read_float(r, (float *)(void *)p); break;
+    case SP_F_DOUBLE: ok = sp_read_double(r, (double *)(void *)p); break;
+    case SP_F_BOOL: ok = sp_read_bool(r, &b); *(bool *)p = ok && b; break;
+    case SP_F_STR:
+      free(*own);
+      *own = NULL;
+      v->ptr = NULL;
+      v->len = 0;
+      if (sp_read_nil_if(r)) { ok = 1; break; }
+      ok = sp_read_str_header(r, &n) && (*own = malloc((size_t)n + 1)) != NULL &&
+           sp_read_raw(r, *own, n);
+      v->ptr = (char *)*own;
+      v->len = n;
+      break;
+    default: ok = sp_skip(r); break;
+  }
+  FUZZ_ASSERT(ok);               /* the decode of the same bytes succeeded */
+}
+
+/* A string-key struct decoded from msg: each top-level key that spells a
+** member's name exactly (the last one, when it repeats) set its scalar or
+** str member to the value after it; no other key set one (a key matcher's
+** false match or miss shows here; the round trip cannot see it). */
+static void check_keys(sp_schema *s, const uint8_t *msg, size_t len, const void *obj) {
+  uint8_t *expect = calloc(1, s->size), *key = malloc(len + 1), **own;
+  sp_reader r;
+  uint32_t pairs, n;
+  FUZZ_ASSERT(expect && key);
+  own = calloc(s->nfields, sizeof *own);
+  FUZZ_ASSERT(own != NULL);
+  sp_reader_init(&r, msg, len);
+  FUZZ_ASSERT(sp_read_map_header(&r, &pairs));
+  for (uint32_t i = 0; i < pairs; i++) {
+    size_t f = s->nfields;
+    if (sp_peek(&r) == SP_T_STR) {
+      FUZZ_ASSERT(sp_read_str_header(&r, &n) && sp_read_raw(&r, key, n));
+      for (f = 0; f < s->nfields; f++)
+        if (strlen(s->fields[f].name) == n && memcmp(s->fields[f].name, key, n) == 0) break;
+    } else {
+      FUZZ_ASSERT(sp_skip(&r));
+    }
+    if (f == s->nfields || s->fields[f].count || (s->fields[f].flags & SP_FIELD_ARRAY))
+      FUZZ_ASSERT(sp_skip(&r));
+    else
+      read_member(&r, &s->fields[f], expect + s->fields[f].offset, &own[f]);
+  }
+  for (size_t f = 0; f < s->nfields; f++) {
+    const sp_field *fd = &s->fields[f];
+    if (fd->count || (fd->flags & SP_FIELD_ARRAY) || fd->type > SP_F_STR) continue;
+    FUZZ_ASSERT(fz_elem_equal(fd, expect + fd->offset, (const uint8_t *)obj + fd->offset));
+  }
+  for (size_t f = 0; f < s->nfields; f++) free(own[f]);
+  free(own);
+  free(key);
+  free(expect);
+}
+
 /* ---- the target ----------------------------------------------------------------- */
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
@@ -161,6 +238,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   fuzz_seq_free(&cut);
 
   if (code == SP_OK) {
+    if (s->fields[0].key == 0) check_keys(s, in.msg, in.len, fresh);
     check_round_trip(s, fresh, SP_DEPTH_DEFAULT);
     /* the same bytes again into the decoded struct: the same struct */
     memset(parts, 0, s->size);
