@@ -9,12 +9,12 @@ const C_CODES = [
   'NOMEM',            // 1  no memory: the allocation hook, the WASM heap
   'INVALID_ARGUMENT', // 2  an argument, option or schema table against the API's contract
   'CANCELLED',        // 3  the cancel flag or AbortSignal, close() while encoding
-  'LENGTH_LIMIT',     // 4  a length over 2^32-1 or over a limit; a header claiming more than is left
+  'LENGTH_LIMIT',     // 4  a length over 2^32-1 or over a limit
   'VALUE_RANGE',      // 5  a value the format cannot carry: a BigInt outside 64 bits, an invalid Date
   'BUFFER_TOO_SMALL', // 6  encodeInto's target (C: the caller's output) is full
   'SINK',             // 7  C: the to_stream sink failed (its code in 'inner')
   'CALLBACK',         // 8  C: a user formatter failed (its code in 'inner')
-  'TRUNCATED',        // 9  decode: the input ends inside a value
+  'TRUNCATED',        // 9  decode: the input ends inside a value or before what a header announces
   'MALFORMED',        // 10 decode: 0xc1, or a timestamp of bad length or nanoseconds
   'TYPE',             // 11 C: a read of another type than the one there
   'DEPTH_LIMIT',      // 12 nesting deeper than the depth limit (encode and decode)

@@ -31,10 +31,12 @@ const uint8_t sp_reader_types[256] = {
 
 /* ---- segments ------------------------------------------------------------ */
 
+/* An empty segment may have no memory at all (data NULL): NULL + 0 is
+** undefined behaviour in C, so its end is its start without arithmetic. */
 static void start_segment(sp_reader *r, size_t i) {
   r->seg = i;
   r->cur = r->segs[i].data;
-  r->end = r->cur + r->segs[i].used;
+  r->end = r->segs[i].used ? r->cur + r->segs[i].used : r->cur;
 }
 
 static void init_common(sp_reader *r, const sp_segment *segs, size_t n, uint64_t total) {
@@ -49,6 +51,8 @@ static void init_common(sp_reader *r, const sp_segment *segs, size_t n, uint64_t
 }
 
 void sp_reader_init(sp_reader *r, const void *data, size_t len) {
+  static const uint8_t nothing[1];            /* what (NULL, 0) reads: no NULL arithmetic later */
+  if (data == NULL && len == 0) data = nothing;
   r->one.data = (uint8_t *)(uintptr_t)data;   /* read only; sp_segment is shared with writers */
   r->one.used = r->one.capacity = len;
   init_common(r, &r->one, 1, len);
@@ -264,10 +268,12 @@ static int read_length(sp_reader *r, int b, uint32_t *len, int fix_lo, int fix_h
 }
 
 /* Fails unless 'need' more bytes are left: checked before any caller could
-** allocate for what a header claims; the error names the header. */
+** allocate for what a header claims. The input ends before what the header
+** announces, so it is SP_E_TRUNCATED at the header (as the JS decoder says,
+** and what a streaming caller needs: more bytes may complete it). */
 static int require(sp_reader *r, uint64_t need, uint64_t header_at, const char *cause) {
   if (sp_reader_remaining(r) >= need) return 1;
-  return sp_reader_fail_at(r, header_at, SP_E_LENGTH_LIMIT, cause, __func__);
+  return sp_reader_fail_at(r, header_at, SP_E_TRUNCATED, cause, __func__);
 }
 
 /* One counted header (array, map, str or bin): its count lands in *out
@@ -444,7 +450,7 @@ static void drop(sp_reader *r, uint64_t n) {
 
 /* One value's header and body through the general path: the end of the
 ** input, segment boundaries, 0xc1 and headers claiming more than is left
-** (SP_E_LENGTH_LIMIT at the header, as the typed reads say). */
+** (SP_E_TRUNCATED at the header, as the typed reads say). */
 static int skip_one_slow(sp_reader *r, uint64_t *items) {
   uint8_t buf[16], hdr[9] = {0};
   const uint8_t *p;
@@ -461,7 +467,7 @@ static int skip_one_slow(sp_reader *r, uint64_t *items) {
   head(hdr, items, &body);
   left = sp_reader_remaining(r);
   if (*items > left || body > left)
-    return sp_reader_fail_at(r, at, SP_E_LENGTH_LIMIT, "header claims more than the bytes left", "sp_skip");
+    return sp_reader_fail_at(r, at, SP_E_TRUNCATED, "header claims more than the bytes left", "sp_skip");
   drop(r, body);
   return 1;
 }

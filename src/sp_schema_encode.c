@@ -236,10 +236,11 @@ int sp_schema_format(sp_writer *w, const void *value) {
 ** reservation fits exactly, so it never migrates, rents or copies. */
 static sp_code to_array_fixed(const sp_resolved *rs, const void *obj, const sp_options *opt,
                               sp_bytes *out, sp_error *err) {
+  static uint8_t none[1];     /* the writer of the cancel check holds no bytes (and no NULL) */
   size_t size = (size_t)rs->fixed_size;
   uint8_t *buf = NULL;
   sp_writer w;
-  sp_writer_init_array(&w, NULL, 0, NULL);
+  sp_writer_init_array(&w, none, 0, NULL);
   w.cancel = opt ? opt->cancel : NULL;
   if (!sp_writer_stopped(&w)) {
     if ((buf = sp_malloc(size)) == NULL) {

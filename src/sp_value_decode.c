@@ -18,9 +18,10 @@
 ** input byte, so all the containers of one decode together can hold at most
 ** as many values as the input has bytes. The decode starts with that many
 ** and takes each container's count (x2 for maps) from it before allocating
-** its items; a header whose count exceeds what is left is SP_E_LENGTH_LIMIT at the
-** header. Valid input never runs out. The reader's own check (count <= bytes
-** left) is per header: without the budget, nested headers each claiming
+** its items; a header whose count exceeds what is left of it is
+** SP_E_LENGTH_LIMIT at the header. Valid input never runs out. The reader's
+** own check (count <= bytes left, else SP_E_TRUNCATED) is per header:
+** without the budget, nested headers each claiming
 ** nearly all the bytes left would each allocate that many items, level
 ** after level (up to the depth limit: ~500 x 24 bytes per input byte).
 ** With it, the multiple is fixed: an item is sizeof(sp_value) = 24 bytes

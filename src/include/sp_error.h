@@ -18,14 +18,15 @@ typedef enum sp_code {
   SP_E_INVALID_ARGUMENT = 2,  /* API used against its contract: a bad argument or schema
                                  table, an unknown kind, a wrong-size return */
   SP_E_CANCELLED = 3,         /* the caller's cancel flag was set; never wrapped into another code */
-  SP_E_LENGTH_LIMIT = 4,      /* a length the format cannot carry (> 2^32-1), or, decoding, a
-                                 header claiming more than is left or than the target holds */
+  SP_E_LENGTH_LIMIT = 4,      /* a length the format cannot carry (> 2^32-1), or, decoding,
+                                 more than the target holds or a decode's budget allows */
   SP_E_VALUE_RANGE = 5,       /* a value the format cannot carry (timestamp nanoseconds >= 10^9,
                                  an unknown value kind) */
   SP_E_BUFFER_TOO_SMALL = 6,  /* the caller's buffer writer gave no or too small a span */
   SP_E_SINK = 7,              /* the to_stream sink reported failure; 'inner' holds its code */
   SP_E_CALLBACK = 8,          /* a user formatter failed; 'inner' holds its code */
-  SP_E_TRUNCATED = 9,         /* decoding: input ended inside a token */
+  SP_E_TRUNCATED = 9,         /* decoding: input ended inside a token, or before what a
+                                 header (array, map, str, bin, ext) announces */
   SP_E_MALFORMED = 10,        /* decoding: 0xc1, or a timestamp that is not ext -1 of 4/8/12
                                  bytes with nanoseconds < 10^9 */
   SP_E_TYPE = 11,             /* decoding: a different type than asked for */

@@ -23,8 +23,8 @@
 **
 ** Limits checked before a caller could allocate: an array header claiming n
 ** elements needs n bytes left, a map header 2n, a str/bin/ext its length;
-** a header claiming more is SP_E_LENGTH_LIMIT at the header, for the typed reads and
-** sp_skip alike. Tokens (headers, numbers) may straddle segments; bodies are
+** a header claiming more is SP_E_TRUNCATED at the header (the input ends
+** before what it announces), for the typed reads and sp_skip alike. Tokens (headers, numbers) may straddle segments; bodies are
 ** read zero-copy when they lie in one segment (sp_read_view) or copied
 ** (sp_read_raw).
 */

@@ -786,6 +786,41 @@ static void empty_input_and_empty_sequence_fail_reads_with_truncation(void) {
   EXPECT_ERR(&r, SP_E_TRUNCATED, 0);
 }
 
+/* An empty segment may have no memory (data NULL), first, between others or
+** last, and so may an empty input: they read as nothing, with no pointer
+** arithmetic on NULL (undefined in C; clang's UBSan reported it here, found
+** by tests/fuzz/fuzz_reader_segments.c). */
+static void empty_segments_without_memory_read_as_nothing(void) {
+  uint8_t a[] = {0x92, 0x01}, b[] = {0xa1, 'x'};
+  sp_segment segs[5] = {{NULL, 0, 0}, {a, 2, 2}, {NULL, 0, 0}, {b, 2, 2}, {NULL, 0, 0}};
+  sp_sequence seq;
+  sp_reader r;
+  uint32_t n = 0;
+  uint64_t u = 0;
+  const char *p = NULL;
+  memset(&seq, 0, sizeof seq);
+  seq.segs = segs;
+  seq.nsegs = seq.cap_segs = 5;
+  seq.length = 4;
+  sp_reader_init_sequence(&r, &seq);
+  CHECK(sp_read_array_header(&r, &n) == 1 && n == 2);
+  CHECK(sp_read_uint64(&r, &u) == 1 && u == 1);
+  CHECK(sp_read_str(&r, &p, &n) == 1 && n == 1 && p == (const char *)b + 1);
+  CHECK(sp_peek(&r) == SP_T_END && sp_reader_offset(&r) == 4);
+  CHECK(sp_skip(&r) == 0);
+  EXPECT_ERR(&r, SP_E_TRUNCATED, 4);
+  seq.nsegs = 1;                                   /* only an empty segment */
+  seq.length = 0;
+  sp_reader_init_sequence(&r, &seq);
+  CHECK(sp_peek(&r) == SP_T_END && sp_reader_offset(&r) == 0);
+  CHECK(sp_read_nil(&r) == 0);
+  EXPECT_ERR(&r, SP_E_TRUNCATED, 0);
+  sp_reader_init(&r, NULL, 0);
+  CHECK(sp_read_view(&r, 0, (const uint8_t **)&p) == 1 && sp_reader_remaining(&r) == 0);
+  CHECK(sp_read_raw(&r, &u, 0) == 1 && sp_reader_offset(&r) == 0);
+  EXPECT_NO_ERR(&r);
+}
+
 /* ---- type mismatch, truncation, 0xc1 for every reader ------------------------ */
 
 typedef enum vclass { V_NIL, V_BOOL, V_UINT, V_NEG, V_FLOAT, V_STR, V_BIN, V_ARRAY, V_MAP,
@@ -1002,15 +1037,15 @@ static void errors_are_sticky_first_error_and_offset_stay(void) {
 
 /* The header's contract: "A read that fails returns 0 and leaves its
 ** outputs unchanged" -- also when the header itself was whole but claims
-** more than is left (SP_E_LENGTH_LIMIT), so no caller can act on the count. */
+** more than is left (SP_E_TRUNCATED), so no caller can act on the count. */
 static void failed_header_reads_leave_outputs_unchanged(void) {
   const struct { const uint8_t *b; size_t n; rk k; sp_code code; } cases[] = {
-    {BYTES(0x95, 0xc0), K_ARRAY, SP_E_LENGTH_LIMIT},
-    {BYTES(0xdd, 0xff, 0xff, 0xff, 0xff, 0xc0), K_ARRAY, SP_E_LENGTH_LIMIT},
-    {BYTES(0x83, 0xc0, 0xc0, 0xc0), K_MAP, SP_E_LENGTH_LIMIT},
-    {BYTES(0xa5, 'a'), K_STR_H, SP_E_LENGTH_LIMIT},
-    {BYTES(0xc4, 0x05, 'a'), K_BIN_H, SP_E_LENGTH_LIMIT},
-    {BYTES(0xd8, 0x07, 0x00), K_EXT_H, SP_E_LENGTH_LIMIT},
+    {BYTES(0x95, 0xc0), K_ARRAY, SP_E_TRUNCATED},
+    {BYTES(0xdd, 0xff, 0xff, 0xff, 0xff, 0xc0), K_ARRAY, SP_E_TRUNCATED},
+    {BYTES(0x83, 0xc0, 0xc0, 0xc0), K_MAP, SP_E_TRUNCATED},
+    {BYTES(0xa5, 'a'), K_STR_H, SP_E_TRUNCATED},
+    {BYTES(0xc4, 0x05, 'a'), K_BIN_H, SP_E_TRUNCATED},
+    {BYTES(0xd8, 0x07, 0x00), K_EXT_H, SP_E_TRUNCATED},
     {BYTES(0xdc, 0x00), K_ARRAY, SP_E_TRUNCATED},
     {BYTES(0xc7, 0x01), K_EXT_H, SP_E_TRUNCATED},
     {BYTES(0xa1, 'a'), K_ARRAY, SP_E_TYPE},
@@ -1565,9 +1600,9 @@ static size_t walk(walk_ctx *c, sp_reader *r, size_t from, size_t to) {
   return to;
 }
 
-/* Where a typed walk over the first len bytes must stop, and how: the first
-** op whose header is cut (TRUNCATED), or whose header claims more than is
-** left (LIMIT), at that op's start. */
+/* Where a typed walk over the first len bytes must stop: the first op whose
+** header is cut, or whose header claims more than is left, at that op's
+** start -- both SP_E_TRUNCATED (the input ends before the op does). */
 static size_t predict_cut(const message *m, uint64_t len, sp_code *code, uint64_t *at) {
   for (size_t i = 0; i < m->sc->n; i++) {
     const op *o = &m->sc->ops[i];
@@ -1575,8 +1610,7 @@ static size_t predict_cut(const message *m, uint64_t len, sp_code *code, uint64_
     if (o->k == OP_STR || o->k == OP_BIN || o->k == OP_EXT || o->k == OP_TS)
       need = m->end[i] - m->hdr_end[i];
     *at = m->start[i];
-    if (m->hdr_end[i] > len) { *code = SP_E_TRUNCATED; return i; }
-    if (len - m->hdr_end[i] < need) { *code = SP_E_LENGTH_LIMIT; return i; }
+    if (m->hdr_end[i] > len || len - m->hdr_end[i] < need) { *code = SP_E_TRUNCATED; return i; }
   }
   *code = SP_OK;
   *at = 0;
@@ -1692,8 +1726,8 @@ static void check_full(const message *m, const source *src, walk_ctx *c, int eve
 }
 
 /* The first len bytes: the typed walk fails exactly where predict_cut says,
-** and sp_skip fails the same way -- a cut token is TRUNCATED, a header
-** claiming more than is left is LIMIT, both at the token's first byte. */
+** and sp_skip fails the same way -- a cut token and a header claiming more
+** than is left are both TRUNCATED at the token's first byte. */
 static void check_cut(const message *m, const source *src, walk_ctx *c, size_t len) {
   sp_reader r;
   sp_code code;
@@ -1707,7 +1741,7 @@ static void check_cut(const message *m, const source *src, walk_ctx *c, size_t l
   got = walk(c, &r, 0, m->sc->n);
   ok &= CHECK(got == stop);
   ok &= EXPECT_ERR(&r, code, at);
-  ok &= CHECK(code == SP_E_TRUNCATED || code == SP_E_LENGTH_LIMIT);
+  ok &= CHECK(code == SP_E_TRUNCATED);
   if (!ok)
     fprintf(stderr, "      message '%s' cut to %zu of %zu bytes (%s %zu): walk stopped at op %zu, "
             "expected op %zu\n", m->sc->name, len, m->bytes.n, c->plan, c->plan_arg, got, stop);
@@ -1877,7 +1911,7 @@ static void messages_read_back_typed_and_skip_consumes_exactly_all_bytes(void) {
   }
 }
 
-static void every_truncation_point_fails_with_truncated_or_limit_never_a_crash(void) {
+static void every_truncation_point_fails_with_truncated_never_a_crash(void) {
   for (size_t k = 0; k < N_SMALL; k++) {
     const message *m = SMALL_MESSAGES[k];
     int before = sp_test_failures;
@@ -2229,7 +2263,7 @@ static sp_alloc_stats allocs(void) {
   return a;
 }
 
-static void array_header_claiming_4294967295_in_10_bytes_is_limit_first(void) {
+static void array_header_claiming_4294967295_in_10_bytes_is_truncated_first(void) {
   input in = in_copy(BYTES(0xdd, 0xff, 0xff, 0xff, 0xff, 0xc0, 0xc0, 0xc0, 0xc0, 0xc0));
   sp_reader r;
   uint32_t n = 0;
@@ -2237,13 +2271,13 @@ static void array_header_claiming_4294967295_in_10_bytes_is_limit_first(void) {
   CHECK(in.n == 10);
   sp_reader_init(&r, in.p, in.n);
   CHECK(sp_read_array_header(&r, &n) == 0);
-  EXPECT_ERR(&r, SP_E_LENGTH_LIMIT, 0);
+  EXPECT_ERR(&r, SP_E_TRUNCATED, 0);
   after = allocs();
   CHECK(after.alloc_calls == before.alloc_calls);   /* the reader allocates nothing */
   in_free(&in);
 }
 
-static void map_of_2_pow_31_entries_is_limit_counting_two_per_entry_in_64_bits(void) {
+static void map_of_2_pow_31_entries_is_truncated_counting_two_per_entry_in_64_bits(void) {
   /* 2^31 entries: 2^32 values -- wraps to 0 in 32 bits */
   input in = in_copy(BYTES(0xc0, 0xdf, 0x80, 0x00, 0x00, 0x00, 0xc0, 0xc0, 0xc0, 0xc0));
   sp_reader r;
@@ -2251,17 +2285,17 @@ static void map_of_2_pow_31_entries_is_limit_counting_two_per_entry_in_64_bits(v
   sp_reader_init(&r, in.p, in.n);
   sp_read_nil(&r);
   CHECK(sp_read_map_header(&r, &n) == 0);
-  EXPECT_ERR(&r, SP_E_LENGTH_LIMIT, 1);
+  EXPECT_ERR(&r, SP_E_TRUNCATED, 1);
   in_free(&in);
   in = in_copy(BYTES(0xdf, 0xff, 0xff, 0xff, 0xff, 0xc0));
   sp_reader_init(&r, in.p, in.n);
   CHECK(sp_read_map_header(&r, &n) == 0);
-  EXPECT_ERR(&r, SP_E_LENGTH_LIMIT, 0);
+  EXPECT_ERR(&r, SP_E_TRUNCATED, 0);
   in_free(&in);
 }
 
 /* An array needs one byte per element, a map two per entry, a str/bin/ext
-** its length: exactly enough passes, one byte less is LIMIT at the header. */
+** its length: exactly enough passes, one byte less is TRUNCATED at the header. */
 static void headers_need_their_count_or_length_in_bytes_left(void) {
   const struct { const uint8_t *h; size_t hn; rk k; size_t need; } cases[] = {
     {BYTES(0x93), K_ARRAY, 3}, {BYTES(0xdc, 0x00, 0x03), K_ARRAY, 3},
@@ -2285,7 +2319,7 @@ static void headers_need_their_count_or_length_in_bytes_left(void) {
       sp_reader_init(&r, in.p, in.n);
       sp_read_bool(&r, &b);   /* the header starts at offset 1 */
       rc = call_reader(&r, cases[i].k);
-      if (less) ok = CHECK(rc == 0) & EXPECT_ERR(&r, SP_E_LENGTH_LIMIT, 1);
+      if (less) ok = CHECK(rc == 0) & EXPECT_ERR(&r, SP_E_TRUNCATED, 1);
       else ok = CHECK(rc == 1) & EXPECT_NO_ERR(&r);
       if (!ok) fprintf(stderr, "      case %zu (header %02X) with %s bytes\n", i, cases[i].h[0],
                        less ? "one too few" : "exactly enough");
@@ -2293,7 +2327,7 @@ static void headers_need_their_count_or_length_in_bytes_left(void) {
     }
 }
 
-static void str_bin_ext_lengths_beyond_the_input_are_limit(void) {
+static void str_bin_ext_lengths_beyond_the_input_are_truncated(void) {
   const struct { const uint8_t *b; size_t n; rk k; } cases[] = {
     {BYTES(0xdb, 0xff, 0xff, 0xff, 0xff, 'a'), K_STR},
     {BYTES(0xdb, 0xff, 0xff, 0xff, 0xff, 'a'), K_STR_H},
@@ -2311,7 +2345,7 @@ static void str_bin_ext_lengths_beyond_the_input_are_limit(void) {
     int ok;
     sp_reader_init(&r, in.p, in.n);
     ok = CHECK(call_reader(&r, cases[i].k) == 0);
-    ok &= EXPECT_ERR(&r, SP_E_LENGTH_LIMIT, 0);
+    ok &= EXPECT_ERR(&r, SP_E_TRUNCATED, 0);
     after = allocs();
     ok &= CHECK(after.alloc_calls == before.alloc_calls);
     if (!ok) fprintf(stderr, "      case %zu through sp_read_%s\n", i, RK_NAMES[cases[i].k]);
@@ -2335,9 +2369,9 @@ static int typed_any(sp_reader *r) {
 }
 
 /* A header claiming more than is left: sp_skip says what the typed reads
-** and the value tree say (SP_E_LENGTH_LIMIT at the header), without walking into
+** and the value tree say (SP_E_TRUNCATED at the header), without walking into
 ** what follows. */
-static void skip_over_oversized_headers_is_limit_at_the_header_like_typed_reads(void) {
+static void skip_over_oversized_headers_is_truncated_at_the_header_like_typed_reads(void) {
   const struct { const uint8_t *b; size_t n; } cases[] = {
     {BYTES(0xdd, 0xff, 0xff, 0xff, 0xff, 0xc0, 0xc0, 0xc0, 0xc0, 0xc0)},
     {BYTES(0xdf, 0xff, 0xff, 0xff, 0xff, 0xc0, 0xc0, 0xc0, 0xc0, 0xc0)},
@@ -2362,10 +2396,10 @@ static void skip_over_oversized_headers_is_limit_at_the_header_like_typed_reads(
     int ok;
     sp_reader_init(&r, in.p, in.n);
     ok = CHECK(sp_skip(&r) == 0);
-    ok &= EXPECT_ERR(&r, SP_E_LENGTH_LIMIT, 0);
-    ok &= CHECK(sp_value_decode(in.p, in.n, NULL, &doc, &v, &e) == SP_E_LENGTH_LIMIT && e.offset == 0);
+    ok &= EXPECT_ERR(&r, SP_E_TRUNCATED, 0);
+    ok &= CHECK(sp_value_decode(in.p, in.n, NULL, &doc, &v, &e) == SP_E_TRUNCATED && e.offset == 0);
     sp_reader_init(&typed, in.p, in.n);
-    ok &= CHECK(typed_any(&typed) == 0) && EXPECT_ERR(&typed, SP_E_LENGTH_LIMIT, 0);
+    ok &= CHECK(typed_any(&typed) == 0) && EXPECT_ERR(&typed, SP_E_TRUNCATED, 0);
     if (!ok) fprintf(stderr, "      case %zu: %s\n", i, sp_code_name(r.err.code));
     sp_doc_free(&doc);
     in_free(&in);
@@ -2422,14 +2456,14 @@ static void skip_of_10_million_nested_arrays_needs_no_recursion(void) {
 }
 
 /* The innermost [x] has no x: its header claims one value in no bytes. */
-static void skip_of_10_million_nested_arrays_without_the_last_byte_is_limit_at_the_last(void) {
+static void skip_of_10_million_nested_arrays_without_the_last_byte_is_truncated_at_the_last(void) {
   uint8_t *deep = xmalloc(DEEP);
   skip_job j;
   memset(deep, 0x91, DEEP);
   j.p = deep; j.n = DEEP;
   CHECK(skip_on_small_stack(&j));
   CHECK(j.rc == 0);
-  CHECK(j.err.code == SP_E_LENGTH_LIMIT);
+  CHECK(j.err.code == SP_E_TRUNCATED);
   CHECK(j.err.offset == DEEP - 1);
   free(deep);
 }
@@ -2444,10 +2478,10 @@ static void skip_of_5_million_nested_maps_needs_no_recursion(void) {
   CHECK(j.rc == 1 && j.offset == DEEP + 1);
   j.n = DEEP;   /* the innermost value missing: {nil: } claims 2 values in 1 byte */
   CHECK(skip_on_small_stack(&j));
-  CHECK(j.rc == 0 && j.err.code == SP_E_LENGTH_LIMIT && j.err.offset == DEEP - 2);
+  CHECK(j.rc == 0 && j.err.code == SP_E_TRUNCATED && j.err.offset == DEEP - 2);
   j.n = DEEP - 1;   /* the innermost key missing as well */
   CHECK(skip_on_small_stack(&j));
-  CHECK(j.rc == 0 && j.err.code == SP_E_LENGTH_LIMIT && j.err.offset == DEEP - 2);
+  CHECK(j.rc == 0 && j.err.code == SP_E_TRUNCATED && j.err.offset == DEEP - 2);
   free(deep);
 }
 
@@ -2547,6 +2581,7 @@ int main(void) {
   SP_RUN(peek_types_every_first_byte_as_the_spec_says);
   SP_RUN(peek_at_end_of_input_is_end_without_error);
   SP_RUN(empty_input_and_empty_sequence_fail_reads_with_truncation);
+  SP_RUN(empty_segments_without_memory_read_as_nothing);
   SP_RUN(every_reader_rejects_other_types_with_type_error_at_the_value);
   SP_RUN(every_reader_at_end_of_input_is_truncated);
   SP_RUN(every_reader_on_c1_is_invalid);
@@ -2560,7 +2595,7 @@ int main(void) {
   SP_RUN(span_at_decoders_and_advance_walk_a_segment);
   SP_RUN(fail_at_records_the_given_offset_once);
   SP_RUN(messages_read_back_typed_and_skip_consumes_exactly_all_bytes);
-  SP_RUN(every_truncation_point_fails_with_truncated_or_limit_never_a_crash);
+  SP_RUN(every_truncation_point_fails_with_truncated_never_a_crash);
   SP_RUN(big_bodies_truncated_near_every_token_and_through_the_bodies);
   SP_RUN(truncation_across_one_byte_segments_fails_the_same_way);
   SP_RUN(c1_at_every_value_start_is_invalid_at_that_offset);
@@ -2573,13 +2608,13 @@ int main(void) {
   SP_RUN(read_str_and_bin_of_a_spanning_body_fail_with_limit);
   SP_RUN(raw_and_view_past_the_end_are_truncated_and_copy_nothing);
   SP_RUN(offsets_advance_by_each_token_size_also_across_segments);
-  SP_RUN(array_header_claiming_4294967295_in_10_bytes_is_limit_first);
-  SP_RUN(map_of_2_pow_31_entries_is_limit_counting_two_per_entry_in_64_bits);
+  SP_RUN(array_header_claiming_4294967295_in_10_bytes_is_truncated_first);
+  SP_RUN(map_of_2_pow_31_entries_is_truncated_counting_two_per_entry_in_64_bits);
   SP_RUN(headers_need_their_count_or_length_in_bytes_left);
-  SP_RUN(str_bin_ext_lengths_beyond_the_input_are_limit);
-  SP_RUN(skip_over_oversized_headers_is_limit_at_the_header_like_typed_reads);
+  SP_RUN(str_bin_ext_lengths_beyond_the_input_are_truncated);
+  SP_RUN(skip_over_oversized_headers_is_truncated_at_the_header_like_typed_reads);
   SP_RUN(skip_of_10_million_nested_arrays_needs_no_recursion);
-  SP_RUN(skip_of_10_million_nested_arrays_without_the_last_byte_is_limit_at_the_last);
+  SP_RUN(skip_of_10_million_nested_arrays_without_the_last_byte_is_truncated_at_the_last);
   SP_RUN(skip_of_5_million_nested_maps_needs_no_recursion);
   SP_RUN(enter_fails_with_depth_at_501_by_default);
   SP_RUN(decoder_over_10_million_deep_input_stops_at_depth_501);

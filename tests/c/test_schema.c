@@ -640,7 +640,7 @@ static void decode_errors_carry_the_offset_and_the_member_path(void) {
   /* bad timestamp length, as a member */
   check_decode_error(&all_schema, "\x81\xA2ts\xD5\xFF\x00\x00", 8, SP_E_MALFORMED, 4, ".ts");
   /* an array header claiming 2^32-1 elements in a short input allocates nothing */
-  check_decode_error(&all_schema, "\x81\xA4ints\xDD\xFF\xFF\xFF\xFF", 11, SP_E_LENGTH_LIMIT, 6, ".ints");
+  check_decode_error(&all_schema, "\x81\xA4ints\xDD\xFF\xFF\xFF\xFF", 11, SP_E_TRUNCATED, 6, ".ints");
   /* bool member given an int */
   check_decode_error(&all_schema, "\x81\xA1" "b\x01", 4, SP_E_TYPE, 3, ".b");
 }
@@ -776,7 +776,7 @@ static void encode_errors_carry_the_member_path(void) {
 
 /* ---- truncation and failed allocations ---------------------------------------------------- */
 
-/* Every strict prefix fails with TRUNCATED or LIMIT, into a fresh struct
+/* Every strict prefix fails with TRUNCATED, into a fresh struct
 ** and into one holding a previous decode; nothing leaks. */
 static void check_every_truncation(sp_schema *s, const uint8_t *bytes, size_t len, size_t size) {
   uint8_t *obj = calloc(1, size);
@@ -787,11 +787,11 @@ static void check_every_truncation(sp_schema *s, const uint8_t *bytes, size_t le
     sp_code c;
     memset(obj, 0, size);
     c = sp_schema_decode(s, bytes, cut, obj, 0, &err);
-    if ((c != SP_E_TRUNCATED && c != SP_E_LENGTH_LIMIT) || err.offset > cut) bad++;
+    if (c != SP_E_TRUNCATED || err.offset > cut) bad++;
     sp_schema_release(s, obj);
     CHECK(sp_schema_decode(s, bytes, len, obj, 0, NULL) == SP_OK);
     c = sp_schema_decode(s, bytes, cut, obj, 0, &err);
-    if (c != SP_E_TRUNCATED && c != SP_E_LENGTH_LIMIT) bad++;
+    if (c != SP_E_TRUNCATED) bad++;
     sp_schema_release(s, obj);
     if (sp_alloc_live_bytes() != live) bad++;
   }
@@ -939,7 +939,7 @@ static void segmented_input_decodes_like_contiguous(void) {
     memset(&out, 0, sizeof out);
     sp_reader_init_sequence(&r, &sp.seq);
     c = sp_schema_read(&r, &all_schema, &out, 0);
-    CHECK(c == SP_E_TRUNCATED || c == SP_E_LENGTH_LIMIT);
+    CHECK(c == SP_E_TRUNCATED);
     sp_schema_release(&all_schema, &out);
   }
   free(sp.segs);
