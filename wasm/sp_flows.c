@@ -12,8 +12,9 @@
 ** through the accessors: events are sp_trace_event (40 bytes each, the layout pinned
 ** by the assert below), bytes are the trace's byte store. Every run happens
 ** on the calling thread except the fan-out, which starts its own pthreads
-** and returns at once; the page polls its samples every frame and never
-** blocks (a browser main thread must not wait on a lock or a join).
+** and returns at once; the page's worker polls its samples and never blocks
+** (the thread that runs the module must not wait on a lock or a join while
+** its pthreads need it to answer).
 */
 #include <emscripten.h>
 #include <stdatomic.h>

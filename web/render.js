@@ -155,7 +155,7 @@ function gauge(b) {
       : `${fmt(g.used)} of ${fmt(g.size)} B used${ask ? ` · asks ${fmt(ask.size)} B at ${fmt(ask.offset)}: ${short > 0 ? `${fmt(short)} B do not fit` : 'fits'}` : ''}`;
   return el('div', { class: 'gauge-box' },
     el('div', { class: `gauge${short > 0 ? ' overflows' : ''}`, role: 'img', 'aria-label': `${b.label}: ${text}` },
-      el('span', { class: 'fill', style: `width: max(3px, ${pct(g.used)})` }),
+      g.used ? el('span', { class: 'fill', style: `width: max(3px, ${pct(g.used)})` }) : null,
       ask ? el('span', { class: 'ask', style: `left: ${pct(ask.offset)}; width: max(3px, ${pct(Math.min(ask.size, g.size - ask.offset))})` }) : null,
       short > 0 ? el('span', { class: 'over', text: `+${fmt(short)} B` }) : null),
     el('p', { class: 'gauge-text', 'aria-hidden': 'true', text }));
@@ -211,7 +211,7 @@ function board(b) {
       el('ul', { class: 'bars' }, ...m.items.map((x) => el('li', { class: `bar-row${x.id === b.current ? ' current' : ''}`, 'data-pool': x.id },
         el('span', { class: 'bar-name', text: `${x.id === b.current ? '▶ ' : ''}${x.name}` }),
         el('span', { class: 'bar-track', 'aria-hidden': 'true' },
-          el('span', { class: `bar ${x.id}`, style: `width: ${x.value === null ? 0 : Math.max(0.5, 100 * x.width)}%` })),
+          el('span', { class: `bar ${x.id}`, style: `width: ${x.value ? Math.max(0.5, 100 * x.width) : 0}%` })),
         el('span', { class: 'bar-value', 'data-value': x.value === null ? '' : String(x.value), text: x.text }))))));
   }
   if (b.headline) box.append(el('p', { class: 'conclusion' }, el('strong', { text: 'Conclusion: ' }), b.headline));

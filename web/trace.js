@@ -1,11 +1,14 @@
 // trace.js -- the page's one door to its WebAssembly module: loads it and
 // runs the flows of wasm/sp_flows.c, handing back plain data (events, bytes,
-// counters, samples). Owns: which module the page runs (its own, in
+// counters, samples); and the fan-out recorded from the pthread build, for
+// pages without threads. Owns: which module the page runs (its own, in
 // dist-web/: the core, the tracer and the flows, never shipped in the
 // package), strings into and traces out of linear memory, polling the
-// fan-out. Loading, and the choice of build (pthreads when the page is
-// cross-origin isolated), are js/wasm.js's, as for the package. Must not
-// touch: the DOM or what a flow means (flows/*.js and model.js do that).
+// fan-out. It runs in the page's worker (worker.js) and under Node (the
+// tests, record-fanout.mjs). Loading, and the choice of build (pthreads when
+// the page is cross-origin isolated), are js/wasm.js's, as for the package.
+// Must not touch: the DOM or what a flow means (flows/*.js and model.js do
+// that).
 
 import { canUseThreads, loadModule } from '../js/wasm.js';
 

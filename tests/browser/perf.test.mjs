@@ -93,10 +93,15 @@ test('switching flows and cases, stepping, playing and scrubbing make no long ta
 test('a run that takes longer shows a busy state, then the page is ready', async () => {
   await goHash(page, '#flow=writer&case=fits');
   await page.evaluate(() => { window.__busy.length = 0; });
-  await within('the fan-out', () => page.click('#tab-fanout'));
+  // Keep the page's worker busy for 600 ms first, so that the run surely takes longer than the 150 ms after which it shows.
+  const worker = page.workers().find((w) => w.url().endsWith('/worker.js'));
+  assert.ok(worker, 'the page runs its module in web/worker.js');
+  await worker.evaluate(() => { setTimeout(() => { const t = Date.now(); while (Date.now() - t < 600); }, 0); });
+  await within('a slow run', () => page.click('label[for=case-exceeds]'));
   const seen = await page.evaluate(() => window.__busy);
-  assert.ok(seen.includes('true'), `busy shown during the fan-out (${seen.join()})`);
+  assert.ok(seen.includes('true'), `busy shown (${seen.join()})`);
   assert.equal(seen[seen.length - 1], 'false');
   assert.equal(await page.textContent('#busy'), '');
+  assert.equal(await page.getAttribute('#stage', 'aria-busy'), 'false');
   assert.deepEqual(page.errors, []);
 });

@@ -62,6 +62,20 @@ test('on a phone the code is collapsed, says its current line, and opens', async
   await page.close();
 });
 
+test('the playback bar stays put from flow to flow', async () => {
+  for (const viewport of [{ width: 1440, height: 900 }, { width: 390, height: 844 }]) {
+    const page = await openPage(browser.ctx, `${server.url}#flow=writer`, { viewport });
+    const at = new Set();
+    for (const flow of ['writer', 'envelope', 'compare', 'fanout']) {
+      await page.click(`#tab-${flow}`);
+      await page.evaluate(() => window.__player.busy);
+      at.add(await page.$eval('#play', (p) => { const r = p.getBoundingClientRect(); return `${Math.round(r.left)},${Math.round(r.top)}`; }));
+    }
+    assert.equal(at.size, 1, `${viewport.width}: play at ${[...at].join(' | ')}`);
+    await page.close();
+  }
+});
+
 test('the memory and the playback bar stay put from step to step', async () => {
   for (const [viewport, h] of [[{ width: 1440, height: 900 }, '#flow=envelope&case=legacy'], [{ width: 390, height: 844 }, '#flow=envelope&case=legacy'],
     [{ width: 1440, height: 900 }, '#flow=writer&case=exceeds&scratch=65536'], [{ width: 1440, height: 900 }, '#flow=fanout&case=shared']]) {
