@@ -85,8 +85,8 @@ export default {
     const emit = (step) => walk.emit(step);
     emit({ line: L.BROADCASTER, frames: frames('producer'), pool: view(null), name: 'setup',
       why: `One broadcaster thread rents 4 KiB buffers, ${fmt(WAVE)} per wave, and deals them to ${config.consumers} connection thread${config.consumers > 1 ? 's' : ''}, which return them: ${fmt(config.waves.length)} waves, ${fmt(sum(config.waves))} returns. `
-        + (pool.kind === 0 ? `The shared pool: a slot per thread, then ${config.parts} partitions of ${config.perPart} places, each behind a lock.`
-          : pool.kind === 1 ? `The lock-free pool: one queue of ${cap} places, no slot, no lock.`
+        + (pool.kind === 0 ? `The shared pool: a slot per thread, then ${config.parts} partitions of ${fmt(config.perPart)} places, each behind a lock.`
+          : pool.kind === 1 ? `The lock-free pool: one queue of ${fmt(cap)} places, no slot, no lock.`
             : 'No pool: every rent is a new array, every return frees it.') });
     let prev = zero(config.consumers);
     for (const s of samples.filter((x) => x.wave < DETAILED)) {
@@ -101,7 +101,7 @@ export default {
           why: returnText(pool, config, d, s, prev),
           state: timing(d, s) });
         if (d.drops > 0 && pool.kind !== 2) emit({ line: pool.kind === 0 ? L.DROP : L.QUEUE, frames: frames('consumers'), pool: view(s), name: `drop-${s.wave + 1}`,
-          why: `${fmt(d.drops)} arrays were dropped: all ${cap} places were full. The next wave must allocate them again.` });
+          why: `${fmt(d.drops)} arrays were dropped: all ${fmt(cap)} places were full. The next wave must allocate them again.` });
       }
       prev = s;
     }
@@ -153,7 +153,7 @@ function timing(d, s) {
 function returnText(pool, config, d, s, prev) {
   const n = config.consumers, who = `${n} thread${n > 1 ? 's' : ''}`;
   if (pool.kind === 2) return `${who} free ${fmt(d.returns)} buffers: nothing is kept for the next wave.`;
-  if (pool.kind === 1) return `${who} return ${fmt(d.returns)} buffers into the queue with atomics only: no lock to wait for. ${fmt(s.cached)} of ${config.queue} places hold an array.`;
+  if (pool.kind === 1) return `${who} return ${fmt(d.returns)} buffers into the queue with atomics only: no lock to wait for. ${fmt(s.cached)} of ${fmt(config.queue)} places hold an array.`;
   const first = prev.returned.some((r) => r === 0);
   return `${who} return ${fmt(d.returns)} buffers they did not rent. ${first ? 'A thread\'s first return fills its own slot without a lock; every later one' : 'Every slot is already full, so every return'} pushes the older array into a partition under its lock: ${fmt(d.lockWaits)} lock waits in this wave.`;
 }
@@ -171,8 +171,8 @@ function poolView(config, s, pool) {
   const held = s ? Math.min(cap, Math.max(0, s.cached - slotsFull)) : 0;
   return { kind: POOLS[pool.kind].id, slots, cap, held, squares: cap ? SQUARES : 0, perSquare: cap / SQUARES,
     inFlight: s ? s.inFlight : 0,
-    store: shared ? `partitions: ${config.parts} × ${config.perPart} places, a lock each`
-      : pool.kind === 1 ? `queue: ${cap} places, no lock` : 'no pool: nothing is kept',
+    store: shared ? `partitions: ${config.parts} × ${fmt(config.perPart)} places, a lock each`
+      : pool.kind === 1 ? `queue: ${fmt(cap)} places, no lock` : 'no pool: nothing is kept',
     counters: counters(s || zero(config.consumers), pool) };
 }
 
