@@ -33,7 +33,6 @@ export default {
   title: 'Pool fan-out: shared, lock-free, none',
   short: 'Pool fan-out',
   source: '003_*.txt: one broadcaster rents 4 KiB buffers, the connections\' threads return them',
-  needsThreads: true,
   framesTitle: 'Threads',
   legend: ['held', 'place', 'slot-full', 'slot-empty'],
   lines: [
@@ -61,7 +60,7 @@ export default {
   /** Runs the same workload on the three pools (or loads the recorded
    *  run without threads); progress(text) tells how far it is. */
   async run(runner, caseIndex, input, progress = () => {}) {
-    if (!runner.threaded) return { ...(await runner.recordedFanout()), live: false };
+    if (!runner.threaded) return runner.recordedFanout();
     const consumers = Math.min(3, Math.max(1, Number(input.consumers) || 3));
     const config = { consumers, ...WORKLOAD, queue: WAVE };
     const runs = {};
