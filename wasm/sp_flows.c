@@ -12,8 +12,9 @@
 ** through the accessors: events are sp_trace_event (40 bytes each, the layout pinned
 ** by the assert below), bytes are the trace's byte store. Every run happens
 ** on the calling thread except the fan-out, which starts its own pthreads
-** and returns at once; the page polls its samples every frame and never
-** blocks (a browser main thread must not wait on a lock or a join).
+** and returns at once; the page's worker polls its samples and never blocks
+** (the thread that runs the module must not wait on a lock or a join while
+** its pthreads need it to answer).
 */
 #include <emscripten.h>
 #include <stdatomic.h>
@@ -312,19 +313,26 @@ EXPORT int sp_flow_measure(int entry, int big, int warm, int n, double *out) {
 /* ---- flow 4: the pool fan-out of 003_*.txt -------------------------------- */
 
 #define FAN_CONSUMERS 4             /* at most */
-#define FAN_WAVES 16
-#define FAN_WAVE_MAX 1024           /* buffers in one wave */
+#define FAN_WAVES 64
+#define FAN_WAVE_MAX 2048           /* buffers in one wave */
 #define FAN_SAMPLES (2 * FAN_WAVES + 1)
 #define FAN_BUF 4096
 
-/* One sample: 16 uint32 so JS reads it as a row of HEAPU32. */
+enum { FAN_SHARED, FAN_LOCKFREE, FAN_NOPOOL };
+
+/* One sample: 20 uint32 so JS reads it as a row of HEAPU32. Counters are
+** cumulative since the start of the run. */
 typedef struct fan_sample {
   uint32_t phase;                   /* 1 = the wave was rented, 2 = it came back */
   uint32_t wave, t_us, in_flight;
   uint32_t rents, returns, slot_hits, partition_hits, lock_waits, fresh, drops, cached;
+  uint32_t return_ns;               /* time the consumers spent inside their return
+                                       loops, summed over them: no wake-up in it */
+  uint32_t phase_us;                /* this phase as the producer saw it, wake-ups included */
+  uint32_t kind, consumers;
   uint32_t returned[FAN_CONSUMERS]; /* returns so far, per consumer */
 } fan_sample;
-_Static_assert(sizeof(fan_sample) == 64, "web/trace.js reads samples as 16 uint32");
+_Static_assert(sizeof(fan_sample) == 80, "web/trace.js reads samples as 20 uint32");
 
 enum { FAN_IDLE, FAN_RUNNING, FAN_DONE, FAN_FAILED = -1, FAN_NO_THREADS = -2 };
 
@@ -349,7 +357,8 @@ EXPORT int sp_flow_fanout_finish(void) { return 0; }
 #else
 
 static struct {
-  sp_pool *pool;
+  int kind;
+  sp_pool *pool;                    /* NULL for FAN_NOPOOL: sp_malloc / sp_free */
   int consumers, nwaves;
   uint32_t waves[FAN_WAVES];
   void *bufs[FAN_WAVE_MAX];
@@ -360,20 +369,34 @@ static struct {
   pthread_mutex_t mu;               /* the flow's own lock, never the pool's */
   pthread_cond_t cv;
   atomic_uint returned[FAN_CONSUMERS];
+  atomic_uint return_ns;            /* summed over the consumers' return loops */
+  atomic_uint nopool_rents, nopool_returns;
   atomic_int alive;                 /* threads not yet finished */
   atomic_int ready;                 /* consumers at the start line, over all waves */
   double t0;
 } fan = {.mu = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER};
 
+/* The counters of the run's pool; without a pool, the flow's own: every
+** rent is a fresh array and every return frees one (counted as a drop). */
+static void fan_stats(sp_pool_stats *st) {
+  if (fan.pool != NULL) {
+    sp_pool_stats_get(fan.pool, st);
+    return;
+  }
+  memset(st, 0, sizeof *st);
+  st->rents = st->fresh = atomic_load(&fan.nopool_rents);
+  st->returns = st->drops = atomic_load(&fan.nopool_returns);
+}
+
 /* Taken by the producer only at the ends of a phase, while the consumers
 ** wait: reading the pool's stats takes its locks, and a sample taken while
 ** they return would add lock waits of its own. */
-static void sample(uint32_t phase, uint32_t wave, uint32_t in_flight) {
+static void sample(uint32_t phase, uint32_t wave, uint32_t in_flight, double phase_ms) {
   int i = atomic_load(&fan_nsamples);
   fan_sample *s = &fan_samples[i];
   sp_pool_stats st;
   if (i >= FAN_SAMPLES) return;
-  sp_pool_stats_get(fan.pool, &st);
+  fan_stats(&st);
   memset(s, 0, sizeof *s);
   s->phase = phase;
   s->wave = wave;
@@ -387,6 +410,10 @@ static void sample(uint32_t phase, uint32_t wave, uint32_t in_flight) {
   s->fresh = (uint32_t)st.fresh;
   s->drops = (uint32_t)st.drops;
   s->cached = (uint32_t)st.cached;
+  s->return_ns = atomic_load(&fan.return_ns);
+  s->phase_us = (uint32_t)(phase_ms * 1e3);
+  s->kind = (uint32_t)fan.kind;
+  s->consumers = (uint32_t)fan.consumers;
   for (int c = 0; c < fan.consumers; c++) s->returned[c] = atomic_load(&fan.returned[c]);
   atomic_store(&fan_nsamples, i + 1);            /* publishes the row to the page */
 }
@@ -395,17 +422,35 @@ static void thread_done(void) {
   if (atomic_fetch_sub(&fan.alive, 1) == 1) atomic_store(&fan_state, FAN_DONE);
 }
 
+static void *fan_rent(size_t *cap) {
+  if (fan.pool != NULL) return sp_pool_rent(fan.pool, FAN_BUF, cap);
+  atomic_fetch_add(&fan.nopool_rents, 1);
+  *cap = FAN_BUF;
+  return sp_malloc(FAN_BUF);
+}
+
+static void fan_return(void *buf, size_t cap) {
+  if (fan.pool != NULL) {
+    sp_pool_return(fan.pool, buf, cap);
+    return;
+  }
+  sp_free(buf, cap);
+  atomic_fetch_add(&fan.nopool_returns, 1);
+}
+
 /* The one renting thread (the document's broadcaster): rents a wave, deals
 ** it out round-robin, waits until every buffer came back. */
 static void *producer(void *arg) {
   (void)arg;
   for (int w = 0; w < fan.nwaves; w++) {
     uint32_t n = fan.waves[w];
+    double t = now_ms();
     for (uint32_t k = 0; k < n; k++) {
-      fan.bufs[k] = sp_pool_rent(fan.pool, FAN_BUF, &fan.caps[k]);
+      fan.bufs[k] = fan_rent(&fan.caps[k]);
       if (fan.bufs[k] != NULL) ((uint8_t *)fan.bufs[k])[0] = (uint8_t)k;   /* used, as a message would */
     }
-    sample(1, (uint32_t)w, n);
+    sample(1, (uint32_t)w, n, now_ms() - t);
+    t = now_ms();
     pthread_mutex_lock(&fan.mu);
     fan.wave_n = n;
     fan.done = 0;
@@ -413,7 +458,7 @@ static void *producer(void *arg) {
     pthread_cond_broadcast(&fan.cv);
     while (fan.done < fan.consumers) pthread_cond_wait(&fan.cv, &fan.mu);
     pthread_mutex_unlock(&fan.mu);
-    sample(2, (uint32_t)w, 0);
+    sample(2, (uint32_t)w, 0, now_ms() - t);
   }
   pthread_mutex_lock(&fan.mu);
   fan.quit = 1;
@@ -431,8 +476,21 @@ static void start_line(unsigned wave) {
   while (atomic_load(&fan.ready) < (int)wave * fan.consumers) sched_yield();
 }
 
+/* Returns consumer c's share of a wave of n and adds the time the loop took
+** to fan.return_ns: the clock is read after the start line and after the
+** last return, so waking up is not in it (the document's benchmark timed
+** the returns alone too). */
+static void return_share(int c, uint32_t n) {
+  unsigned count = 0;
+  double t0 = now_ms();
+  for (uint32_t k = (uint32_t)c; k < n; k += (uint32_t)fan.consumers, count++)
+    fan_return(fan.bufs[k], fan.caps[k]);
+  atomic_fetch_add(&fan.return_ns, (unsigned)((now_ms() - t0) * 1e6));
+  atomic_fetch_add(&fan.returned[c], count);      /* once: a shared counter in the loop would be timed too */
+}
+
 /* A returning thread (the document's per-connection consume loop): returns
-** its share of each wave to the pool, buffers it never rented. */
+** its share of each wave, buffers it never rented. */
 static void *consumer(void *arg) {
   int c = (int)(intptr_t)arg;
   unsigned seen = 0;
@@ -445,10 +503,7 @@ static void *consumer(void *arg) {
     n = fan.wave_n;
     pthread_mutex_unlock(&fan.mu);
     start_line(seen);
-    for (uint32_t k = (uint32_t)c; k < n; k += (uint32_t)fan.consumers) {
-      sp_pool_return(fan.pool, fan.bufs[k], fan.caps[k]);
-      atomic_fetch_add(&fan.returned[c], 1);
-    }
+    return_share(c, n);
     pthread_mutex_lock(&fan.mu);
     fan.done++;
     pthread_cond_broadcast(&fan.cv);
@@ -465,54 +520,59 @@ static int start_thread(void *(*fn)(void *), void *arg) {
   return 1;
 }
 
-/* Starts the fan-out on pool 'kind' (0: shared, 'parts' partitions of
-** 'per_part' arrays; 1: lock-free, a queue of parts * per_part arrays) with
-** 'consumers' returning threads and the given wave sizes. Returns at once:
-** 0 started, -1 busy / bad arguments / no pool, -3 threads could not start
-** (the module's pthread pool is too small). */
-EXPORT int sp_flow_fanout_start(int kind, int consumers, const uint32_t *waves, int nwaves,
-                                unsigned parts, unsigned per_part) {
-  int st = atomic_load(&fan_state);
-  if (st == FAN_RUNNING || atomic_load(&fan.alive) > 0 || fan.pool != NULL) return -1;
-  if (consumers < 1 || consumers > FAN_CONSUMERS || nwaves < 1 || nwaves > FAN_WAVES) return -1;
-  for (int w = 0; w < nwaves; w++) {
-    if (waves[w] > FAN_WAVE_MAX) return -1;
-    fan.waves[w] = waves[w];
-  }
-  fan.pool = kind == 0 ? sp_shared_pool_create(parts, per_part)
-                       : sp_lockfree_pool_create(FAN_BUF, parts * per_part);
-  if (fan.pool == NULL) return -1;
+/* Lets the consumers already started go (they wait for a wave that never
+** comes) and marks the run failed. */
+static int start_failed(int not_started) {
+  pthread_mutex_lock(&fan.mu);
+  fan.quit = 1;
+  pthread_cond_broadcast(&fan.cv);
+  pthread_mutex_unlock(&fan.mu);
+  atomic_fetch_sub(&fan.alive, not_started);
+  atomic_store(&fan_state, FAN_FAILED);
+  return -3;
+}
+
+/* Resets the run's state for 'consumers' threads and 'nwaves' waves. */
+static void fan_reset(int kind, int consumers, int nwaves) {
+  fan.kind = kind;
   fan.consumers = consumers;
   fan.nwaves = nwaves;
   fan.posted = 0;
   fan.done = fan.quit = 0;
   atomic_store(&fan.ready, 0);
+  atomic_store(&fan.return_ns, 0);
+  atomic_store(&fan.nopool_rents, 0);
+  atomic_store(&fan.nopool_returns, 0);
   for (int c = 0; c < FAN_CONSUMERS; c++) atomic_store(&fan.returned[c], 0);
   atomic_store(&fan_nsamples, 0);
+}
+
+/* Starts the fan-out on pool 'kind' (0: shared, 'parts' partitions of
+** 'per_part' arrays; 1: lock-free, a queue of parts * per_part arrays; 2: no
+** pool, sp_malloc and sp_free) with 'consumers' returning threads and the
+** given wave sizes. Returns at once: 0 started, -1 busy / bad arguments / no
+** pool, -3 threads could not start (the module's pthread pool is too
+** small). */
+EXPORT int sp_flow_fanout_start(int kind, int consumers, const uint32_t *waves, int nwaves,
+                                unsigned parts, unsigned per_part) {
+  int st = atomic_load(&fan_state);
+  if (st == FAN_RUNNING || atomic_load(&fan.alive) > 0 || fan.pool != NULL) return -1;
+  if (kind < FAN_SHARED || kind > FAN_NOPOOL) return -1;
+  if (consumers < 1 || consumers > FAN_CONSUMERS || nwaves < 1 || nwaves > FAN_WAVES) return -1;
+  for (int w = 0; w < nwaves; w++) {
+    if (waves[w] > FAN_WAVE_MAX) return -1;
+    fan.waves[w] = waves[w];
+  }
+  fan.pool = kind == FAN_SHARED ? sp_shared_pool_create(parts, per_part)
+             : kind == FAN_LOCKFREE ? sp_lockfree_pool_create(FAN_BUF, parts * per_part) : NULL;
+  if (kind != FAN_NOPOOL && fan.pool == NULL) return -1;
+  fan_reset(kind, consumers, nwaves);
   fan.t0 = now_ms();
   atomic_store(&fan_state, FAN_RUNNING);
   atomic_store(&fan.alive, consumers + 1);
-  for (int c = 0; c < consumers; c++) {
-    if (!start_thread(consumer, (void *)(intptr_t)c)) {
-      /* the started ones wait for a wave that never comes: let them go */
-      pthread_mutex_lock(&fan.mu);
-      fan.quit = 1;
-      pthread_cond_broadcast(&fan.cv);
-      pthread_mutex_unlock(&fan.mu);
-      atomic_fetch_sub(&fan.alive, consumers - c + 1);
-      atomic_store(&fan_state, FAN_FAILED);
-      return -3;
-    }
-  }
-  if (!start_thread(producer, NULL)) {
-    pthread_mutex_lock(&fan.mu);
-    fan.quit = 1;
-    pthread_cond_broadcast(&fan.cv);
-    pthread_mutex_unlock(&fan.mu);
-    atomic_fetch_sub(&fan.alive, 1);
-    atomic_store(&fan_state, FAN_FAILED);
-    return -3;
-  }
+  for (int c = 0; c < consumers; c++)
+    if (!start_thread(consumer, (void *)(intptr_t)c)) return start_failed(consumers - c + 1);
+  if (!start_thread(producer, NULL)) return start_failed(1);
   return 0;
 }
 

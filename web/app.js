@@ -1,16 +1,19 @@
-// app.js -- boots the page: loads the module (trace.js), hands the panels
-// to the player, and says plainly what is wrong when something is, so the
-// page is never blank. Owns: the notices and the test hook window.__player.
+// app.js -- boots the page: starts the worker that runs the module
+// (runner.js), hands the panels to the player, opens the intro, inputs and
+// code on wide screens (closed on a phone, where the step's explanation and
+// memory come first), and says plainly what is wrong when something is, so
+// the page is never blank. Owns: the notices and the test hook window.__player.
 
-import { canUseThreads, loadFlows } from './trace.js';
+import { createRunner } from './runner.js';
 import { createPlayer } from './player.js';
 
 const $ = (id) => document.getElementById(id);
 const ui = {
-  tabs: $('tabs'), cases: $('cases'), inputs: $('inputs'), play: $('play'), back: $('back'),
-  forward: $('forward'), scrub: $('scrub'), speed: $('speed'), position: $('position'),
-  code: $('code'), source: $('source'), verdict: $('verdict'), why: $('why'), state: $('state'),
-  frames: $('frames'), memory: $('memory'), out: $('out'), note: $('note'),
+  tabs: $('tabs'), panel: $('panel'), stage: $('stage'), cases: $('cases'), inputs: $('inputs'), inputsBox: $('inputs-box'),
+  play: $('play'), back: $('back'), forward: $('forward'), scrub: $('scrub'), speed: $('speed'), position: $('position'),
+  busy: $('busy'), caption: $('caption'), code: $('code'), codeSummary: $('code-summary'), source: $('source'), verdict: $('verdict'),
+  why: $('why'), state: $('state'), framesTitle: $('frames-title'), frames: $('frames'), legend: $('legend'),
+  memory: $('memory'), out: $('out'), note: $('note'),
 };
 
 function banner(text, kind = 'info') {
@@ -21,24 +24,25 @@ function banner(text, kind = 'info') {
 }
 
 async function boot() {
-  const threaded = canUseThreads();
-  $('build').textContent = threaded ? 'pthreads build (cross-origin isolated)' : 'single-threaded build';
-  if (!threaded) {
-    banner('This page is not cross-origin isolated, so it runs the single-threaded build. '
-      + 'Every flow works except the pool fan-out, which needs threads: open the page through `npm start` '
-      + '(it sends Cross-Origin-Opener-Policy and Cross-Origin-Embedder-Policy).');
-  }
-  let runner;
+  const wide = matchMedia('(min-width: 900px)').matches;
+  for (const id of ['intro', 'inputs-box', 'code-box']) $(id).open = wide;
+  let runner, threaded;
   try {
-    runner = await loadFlows();
+    runner = createRunner();
+    ({ threaded } = await runner.ready);
   } catch (e) {
     banner(`The WebAssembly module did not load: ${e.message}. Build it with \`npm start\` (or bash tests/build-wasm.sh).`, 'error');
     $('why').textContent = 'Nothing to play without the module.';
     return;
   }
+  $('build').textContent = threaded ? 'the pthreads build (the page is cross-origin isolated), in a worker'
+    : 'the single-threaded build, in a worker';
+  if (!threaded) {
+    banner('This page is not cross-origin isolated, so it runs the single-threaded build: the pool fan-out plays '
+      + 'a run recorded from the pthread build. Open the page through `npm start` to run it live.');
+  }
   const reducedMotion = matchMedia('(prefers-reduced-motion: reduce)').matches;
-  const player = createPlayer({ ui, runner, reducedMotion,
-    notice: 'The fan-out runs on real pthreads, and this page has no shared memory (it is not cross-origin isolated). Open it through `npm start` to see this flow.' });
+  const player = createPlayer({ ui, runner, threaded, reducedMotion });
   window.__player = player;
   await player.ready;
 }

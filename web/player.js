@@ -1,15 +1,19 @@
 // player.js -- plays a flow: the clock (one requestAnimationFrame loop with a
-// generation counter, flush() for tests), the controls (play/pause, step,
-// scrubber, speed, case switcher, inputs), the keyboard (←, →, space, Home,
-// End) and the URL hash that deep-links a flow, case, inputs and step.
-// Owns: view state and when to re-run the module. Must not touch: how steps
-// are made (flows/, model.js) or drawn (render.js).
+// generation counter, flush() for tests), the controls (the flow tabs, play/
+// pause, step, scrubber, speed, case switcher, inputs), the keyboard, the
+// busy state while the worker runs, and the URL hash that deep-links a
+// flow, case, inputs and step.
+// Owns: view state and when to ask for a new model. Must not touch: how
+// steps are made (flows/, model.js, in the worker) or drawn (render.js).
 
-import { FLOWS, buildModel, flowById } from './flows/index.js';
+import { FLOWS, flowById } from './flows/index.js';
 import { atEnd, seek, step, stepNamed } from './model.js';
 import { render } from './render.js';
 
 const BASE_MS = 1200;               // one step per 1.2 s at 1×
+const BUSY_AFTER_MS = 150;          // a run that takes longer says so
+const TYPING_MS = 300;              // inputs re-run once typing pauses
+const HASH_MS = 100;                // the URL follows the view after this pause
 
 /** One frame clock: while playing, tick() runs every `interval` ms. */
 export function createClock({ raf = (f) => requestAnimationFrame(f), now = () => performance.now() } = {}) {
@@ -52,6 +56,16 @@ export function formatHash({ flowId, caseIndex, input, step: n }) {
   return `#${p}`;
 }
 
+/** Which key does what when no control has the focus (pure: tested). */
+export function keyAction(key, target = {}) {
+  const tag = (target.tagName || '').toUpperCase();
+  const role = target.getAttribute ? target.getAttribute('role') : null;
+  // Text fields, selects, radios, the scrubber and the tabs keep their own keys.
+  if (['INPUT', 'SELECT', 'TEXTAREA'].includes(tag) || role === 'tab' || target.isContentEditable) return null;
+  if (key === ' ') return ['BUTTON', 'SUMMARY', 'A'].includes(tag) ? null : 'play';
+  return { ArrowRight: 'next', ArrowLeft: 'back', Home: 'first', End: 'last' }[key] || null;
+}
+
 /** Default inputs of a flow's case (text inputs that belong to a case take its value). */
 function defaults(flow, caseIndex) {
   const out = {};
@@ -59,24 +73,24 @@ function defaults(flow, caseIndex) {
   return out;
 }
 
-export function createPlayer({ ui, runner, notice = '', reducedMotion = false }) {
+export function createPlayer({ ui, runner, threaded, reducedMotion = false }) {
   const clock = createClock();
   let flow = FLOWS[0], caseIndex = 0, input = defaults(flow, 0);
-  let model = null, speed = 1, runGen = 0, busy = Promise.resolve(), pendingStep = null;
+  let model = null, speed = 1, runGen = 0, busy = Promise.resolve(), pendingStep = null, typing = 0, hashTimer = 0;
 
   function show() {
     if (!model) return;
-    render(ui, flow, model, flowNotice());
+    render(ui, flow, model);
     ui.scrub.max = String(Math.max(0, model.steps.length - 1));
     ui.scrub.value = String(model.cursor);
     ui.scrub.setAttribute('aria-valuetext', ui.position.textContent);
     ui.play.textContent = clock.playing ? 'Pause' : 'Play';
     ui.play.setAttribute('aria-pressed', String(clock.playing));
-    history.replaceState(null, '', formatHash({ flowId: flow.id, caseIndex, input, step: model.cursor }));
-  }
-
-  function flowNotice() {
-    return flow.needsThreads && !runner.threaded ? notice : '';
+    // The hash follows after a pause: scrubbing fast would otherwise hit
+    // the browser's limit on history updates.
+    clearTimeout(hashTimer);
+    const h = formatHash({ flowId: flow.id, caseIndex, input, step: model.cursor });
+    hashTimer = setTimeout(() => history.replaceState(null, '', h), HASH_MS);
   }
 
   function go(next) {
@@ -85,37 +99,39 @@ export function createPlayer({ ui, runner, notice = '', reducedMotion = false })
     show();
   }
 
-  // Runs the module for the current flow, case and input; stale runs (the
-  // reader changed something meanwhile) are dropped by the run generation.
+  function setBusy(on, text = '') {
+    ui.busy.textContent = on ? `Running the module${text ? `: ${text}` : '…'}` : '';
+    ui.stage.setAttribute('aria-busy', String(on));
+    document.body.dataset.busy = String(on);
+  }
+
+  // Asks the worker for the current flow, case and input; an answer to an
+  // older question (the reader changed something meanwhile) is dropped.
   function rerun() {
     const g = ++runGen;
     clock.pause();
     document.body.dataset.ready = 'false';
     const want = pendingStep;
     pendingStep = null;
-    busy = busy.then(async () => {
+    let progress = '';
+    const slow = setTimeout(() => g === runGen && setBusy(true, progress), BUSY_AFTER_MS);
+    const asked = runner.model(flow.id, caseIndex, input, (text) => {
+      progress = text;
+      if (g === runGen && document.body.dataset.busy === 'true') setBusy(true, text);
+    });
+    busy = asked.then((m) => {
+      if (g !== runGen || !m) return;
+      const named = want !== null && !/^\d+$/.test(want) ? stepNamed(m, want) : -1;
+      model = seek(m, named >= 0 ? named : want !== null && /^\d+$/.test(want) ? Number(want) - 1 : 0);
+      show();
+    }, (e) => {
       if (g !== runGen) return;
-      if (flow.needsThreads && !runner.threaded) {
-        model = { flowId: flow.id, caseIndex, steps: [], cursor: 0, skip: [] };
-        render(ui, flow, model, flowNotice());
-        ui.scrub.max = ui.scrub.value = '0';
-        document.body.dataset.ready = 'true';
-        return;
-      }
-      // Live data (the fan-out): show each sample as it lands.
-      const live = (d) => { if (g === runGen) { model = buildModel(flow, caseIndex, d); model = seek(model, model.steps.length - 1); show(); } };
-      try {
-        const data = await flow.run(runner, caseIndex, input, live);
-        if (g !== runGen) return;
-        model = buildModel(flow, caseIndex, data);
-        const named = want !== null && !/^\d+$/.test(want) ? stepNamed(model, want) : -1;
-        const fallback = data.samples ? model.steps.length - 1 : 0;   // a live run stays on its last sample
-        model = seek(model, named >= 0 ? named : want !== null && /^\d+$/.test(want) ? Number(want) - 1 : fallback);
-        show();
-      } catch (e) {
-        model = { flowId: flow.id, caseIndex, steps: [], cursor: 0, skip: [] };
-        render(ui, flow, model, `The module could not run this flow: ${e.message}`);
-      }
+      model = null;
+      render(ui, flow, { flowId: flow.id, caseIndex, steps: [], cursor: 0, skip: [] }, `The module could not run this flow: ${e.message}`);
+    }).finally(() => {
+      clearTimeout(slow);
+      if (g !== runGen) return;
+      setBusy(false);
       document.body.dataset.ready = 'true';
     });
     return busy;
@@ -145,73 +161,104 @@ export function createPlayer({ ui, runner, notice = '', reducedMotion = false })
   }
 
   // ---- controls ------------------------------------------------------------
+  function labelled(text, short) {
+    const out = [Object.assign(document.createElement('span'), { className: short ? 'long' : '', textContent: text })];
+    if (short) out.push(Object.assign(document.createElement('span'), { className: 'short', textContent: short }));
+    return out;
+  }
+
   function buildControls() {
     for (const b of ui.tabs.querySelectorAll('[role=tab]')) {
       const on = b.dataset.flow === flow.id;
       b.setAttribute('aria-selected', String(on));
       b.tabIndex = on ? 0 : -1;
+      if (on) ui.panel.setAttribute('aria-labelledby', b.id);
     }
     ui.cases.replaceChildren(...flow.cases.map((c, i) => {
       const id = `case-${c.id}`;
       const r = Object.assign(document.createElement('input'), { type: 'radio', name: 'case', id, value: String(i), checked: i === caseIndex });
       r.addEventListener('change', () => selectCase(i));
-      const l = Object.assign(document.createElement('label'), { htmlFor: id, textContent: c.label });
-      const span = document.createElement('span');
+      const l = Object.assign(document.createElement('label'), { htmlFor: id });
+      l.append(...labelled(c.label, c.short));
+      const span = Object.assign(document.createElement('span'), { className: 'case' });
       span.append(r, l);
       return span;
     }));
-    ui.inputs.replaceChildren(...flow.inputs.map((i) => {
-      const id = `input-${i.name}`;
-      const l = Object.assign(document.createElement('label'), { htmlFor: id, textContent: i.label });
-      let f;
-      if (i.type === 'select') {
-        f = document.createElement('select');
-        for (const [v, t] of i.options) f.append(new Option(t, v, false, String(input[i.name]) === v));
-        f.addEventListener('change', () => { input[i.name] = f.value; rerun(); });
-      } else {
-        f = Object.assign(document.createElement('input'), { type: i.type === 'number' ? 'number' : 'text',
-          value: input[i.name] ?? '', maxLength: 200 });
-        f.addEventListener('change', () => { input[i.name] = f.value; rerun(); });
-      }
-      f.id = id;
-      f.name = i.name;
-      const span = document.createElement('span');
-      span.append(l, f);
-      return span;
-    }));
+    ui.inputs.replaceChildren(...flow.inputs.map((i) => inputField(i)));
+    ui.inputsBox.hidden = flow.inputs.length === 0;
   }
 
-  function wire() {
+  function inputField(i) {
+    const id = `input-${i.name}`;
+    const l = Object.assign(document.createElement('label'), { htmlFor: id, textContent: i.label });
+    let f;
+    if (i.type === 'select') {
+      f = document.createElement('select');
+      for (const [v, t] of i.options) f.append(new Option(t, v, false, String(input[i.name]) === v));
+      f.addEventListener('change', () => { input[i.name] = f.value; rerun(); });
+    } else {
+      f = Object.assign(document.createElement('input'), { type: i.type === 'number' ? 'number' : 'text',
+        value: input[i.name] ?? '', maxLength: 200 });
+      const apply = () => {
+        clearTimeout(typing);
+        if (String(input[i.name]) === f.value) return;
+        input[i.name] = f.value;
+        rerun();
+      };
+      f.addEventListener('input', () => { clearTimeout(typing); typing = setTimeout(apply, TYPING_MS); });
+      f.addEventListener('change', apply);
+    }
+    f.id = id;
+    f.name = i.name;
+    if (i.threadsOnly && !threaded) {
+      f.disabled = true;
+      f.title = 'The recorded run used 3 threads; other counts need the pthread build (npm start).';
+    }
+    const span = document.createElement('span');
+    span.append(l, f);
+    return span;
+  }
+
+  function wireTabs() {
     ui.tabs.replaceChildren(...FLOWS.map((f) => {
-      const b = Object.assign(document.createElement('button'), { type: 'button', textContent: f.title });
+      const b = Object.assign(document.createElement('button'), { type: 'button', id: `tab-${f.id}` });
+      b.append(...labelled(f.title, f.short));
       b.setAttribute('role', 'tab');
+      b.setAttribute('aria-controls', ui.panel.id);
       b.dataset.flow = f.id;
       b.addEventListener('click', () => selectFlow(f.id));
       return b;
     }));
-    ui.tabs.addEventListener('keydown', (e) => {      // arrow keys move between tabs
-      if (e.key !== 'ArrowRight' && e.key !== 'ArrowLeft') return;
+    // The ARIA tabs pattern: arrows move (and select) with wrap-around, Home/End the ends.
+    ui.tabs.addEventListener('keydown', (e) => {
+      const i = FLOWS.findIndex((f) => f.id === flow.id);
+      const to = { ArrowRight: i + 1, ArrowLeft: i - 1, Home: 0, End: FLOWS.length - 1 }[e.key];
+      if (to === undefined) return;
+      e.preventDefault();
       e.stopPropagation();
-      const i = FLOWS.findIndex((f) => f.id === flow.id) + (e.key === 'ArrowRight' ? 1 : -1);
-      const next = FLOWS[(i + FLOWS.length) % FLOWS.length];
-      selectFlow(next.id).then(() => ui.tabs.querySelector(`[data-flow=${next.id}]`).focus());
+      const next = FLOWS[(to + FLOWS.length) % FLOWS.length];
+      ui.tabs.querySelector(`[data-flow=${next.id}]`).focus();
+      if (next.id !== flow.id) selectFlow(next.id);
     });
+  }
+
+  function wire() {
+    wireTabs();
     ui.play.addEventListener('click', togglePlay);
     ui.back.addEventListener('click', () => model && go(step(model, -1)));
     ui.forward.addEventListener('click', () => model && go(step(model, 1)));
     ui.scrub.addEventListener('input', () => model && go(seek(model, Number(ui.scrub.value))));
     ui.speed.addEventListener('change', () => { speed = Number(ui.speed.value) || 1; clock.setInterval(BASE_MS / speed); });
     document.addEventListener('keydown', (e) => {
-      const t = e.target;
-      if (t.closest && t.closest('input:not([type=range]):not([type=radio]), select, textarea, [role=tablist]')) return;
-      if (!model) return;
-      if (e.key === 'ArrowRight') { e.preventDefault(); go(step(model, 1)); }
-      else if (e.key === 'ArrowLeft') { e.preventDefault(); go(step(model, -1)); }
-      else if (e.key === 'Home') { e.preventDefault(); go(seek(model, 0)); }
-      else if (e.key === 'End') { e.preventDefault(); go(seek(model, model.steps.length - 1)); }
-      else if (e.key === ' ' && !(t.tagName === 'BUTTON')) { e.preventDefault(); togglePlay(); }
+      const act = model && !e.altKey && !e.ctrlKey && !e.metaKey ? keyAction(e.key, e.target) : null;
+      if (!act) return;
+      e.preventDefault();
+      if (act === 'play') togglePlay();
+      else go(act === 'next' ? step(model, 1) : act === 'back' ? step(model, -1)
+        : seek(model, act === 'first' ? 0 : model.steps.length - 1));
     });
     window.addEventListener('hashchange', () => {
+      clearTimeout(hashTimer);                     // the reader's link wins over a pending update
       const h = parseHash(location.hash);
       if (h.flowId === flow.id && h.caseIndex === caseIndex && sameInput(h.input)) {
         if (h.step && model) {

@@ -1,12 +1,26 @@
 // render.js -- draws one step of a model into the page's panels. Owns: the
-// code panel, verdict, why, frames, memory cells, pool view, table, output.
-// Must not touch: timing, the module, the URL. It only reads what it is
-// given: calling it twice with the same arguments gives the same DOM.
+// code panel, verdict, why, frames, legend, memory (cells, gauges, the
+// expected-against-actual rows, the pool, the tables, the fan-out summary)
+// and the output line. Must not touch: timing, the module, the URL. It only
+// reads what it is given: calling it twice with the same arguments gives the
+// same DOM. Every cell state has a colour, a glyph and a spoken name.
 
-import { CELL, fmt, hex } from './model.js';
+import { CELL_NAMES, fmt, hex } from './model.js';
 
-const STATE_CLASS = ['empty', 'written', 'nested', 'overwritten', 'copied'];
-const MAX_CELLS = 48;               // a 64 KiB scratch is drawn as its touched head and tail
+/** How each state looks and is named (the legend reads this table too). */
+export const LOOK = {
+  empty: { glyph: '', name: 'not written' },
+  written: { glyph: '●', name: 'written' },
+  nested: { glyph: '▲', name: 'written by the nested call' },
+  overwritten: { glyph: '✕', name: 'overwritten (struck: what it was)' },
+  rewritten: { glyph: '↻', name: 'written again over the nested call\'s leftovers' },
+  copied: { glyph: '→', name: 'copied' },
+  changed: { glyph: '', name: 'changed in this step (thick outline)' },
+  held: { glyph: '■', name: 'places holding 4 KiB arrays' },
+  place: { glyph: '', name: 'empty places' },
+  'slot-full': { glyph: '●', name: 'a thread\'s slot holding an array' },
+  'slot-empty': { glyph: '○', name: 'an empty slot' },
+};
 
 function el(tag, attrs = {}, ...children) {
   const n = document.createElement(tag);
@@ -14,106 +28,204 @@ function el(tag, attrs = {}, ...children) {
     if (v === undefined || v === null || v === false) continue;
     if (k === 'class') n.className = v; else if (k === 'text') n.textContent = v; else n.setAttribute(k, v);
   }
-  for (const c of children) if (c !== null && c !== undefined) n.append(c);
+  for (const c of children) if (c !== null && c !== undefined && c !== false) n.append(c);
   return n;
 }
 
-/** Renders `step` of `model` for `flow` into the panels of `ui`. */
+const hex1 = (v) => hex([v]);
+
+/** Renders the current step of `model` for `flow` into the panels of `ui`. */
 export function render(ui, flow, model, notice = '') {
   const s = model.steps[model.cursor];
-  ui.code.replaceChildren(...codeLines(flow, model, s));
+  // What depends on the case alone is built once per model; a step only
+  // moves the marks (same DOM as a rebuild, less work per step).
+  if (drawn.get(ui.code) !== model.steps || !model.steps.length) {
+    drawn.set(ui.code, model.steps);
+    ui.code.replaceChildren(...codeLines(flow, model));
+    ui.caption.replaceChildren(...caption(model, notice));
+    ui.legend.replaceChildren(...legend(model.legend || []));
+  }
+  mark(ui.code.children, s ? s.line : -1, (li, on) => li.setAttribute('aria-current', on ? 'step' : 'false'));
+  mark(ui.caption.children, model.cursor);
+  ui.codeSummary.textContent = s && flow.lines[s.line] ? `line ${s.line + 1}: ${flow.lines[s.line].code.trim()}` : '';
   ui.source.textContent = flow.source;
   ui.verdict.replaceChildren(...verdict(s));
   ui.why.textContent = s ? s.why || '' : notice || 'Running the module…';
   ui.state.textContent = s && s.state ? s.state : '';
+  ui.framesTitle.textContent = flow.framesTitle || 'Call stack';
   ui.frames.replaceChildren(...(s ? s.frames || [] : []).map((f, i) => el('li', { text: f, 'data-depth': i })));
-  ui.memory.replaceChildren(...(s ? memory(s) : []));
+  ui.memory.replaceChildren(...(s ? memory(s, model) : []));
   ui.out.textContent = s && s.out ? s.out : '';
   ui.note.textContent = [model.note, notice].filter(Boolean).join(' ');
-  ui.position.textContent = s ? `step ${model.cursor + 1} of ${model.steps.length}${model.live ? ' (running…)' : ''}` : '';
+  ui.position.textContent = s ? `step ${model.cursor + 1} of ${model.steps.length}` : '';
 }
 
-function codeLines(flow, model, s) {
+const drawn = new WeakMap();        // panel -> the steps it was drawn for
+
+// Marks the i-th child 'current' (or 'on') and unmarks the others.
+function mark(children, i, also = null) {
+  for (let k = 0; k < children.length; k++) {
+    const on = k === i;
+    children[k].classList.toggle(children[k].tagName === 'LI' ? 'current' : 'on', on);
+    if (also) also(children[k], on);
+  }
+}
+
+function codeLines(flow, model) {
   const skip = new Set(model.skip || []);
-  return flow.lines.map((line, i) => {
-    const current = s && s.line === i;
-    const li = el('li', { class: [current ? 'current' : '', skip.has(i) ? 'skipped' : ''].join(' ').trim() || null,
-      'aria-current': current ? 'step' : null, 'data-line': i },
+  return flow.lines.map((line, i) => el('li', { class: skip.has(i) ? 'skipped' : null, 'data-line': i },
     el('code', { text: line.code || ' ' }),
-    line.c ? el('span', { class: 'c', text: line.c }) : null);
-    return li;
-  });
+    line.c ? el('span', { class: 'c', text: line.c }) : null,
+    skip.has(i) ? el('span', { class: 'sr-only', text: ' (not on this path)' }) : null));
+}
+
+// Every step's verdict, why and state, stacked in one grid cell with only
+// the current one visible: the block is as tall as the case's longest, so
+// nothing under it moves from step to step (the live region beside it, for
+// screen readers, holds the current step's text alone).
+function caption(model, notice) {
+  if (!model.steps.length) return [el('div', { class: 'cap on' }, el('p', { class: 'why', text: notice || 'Running the module…' }))];
+  return model.steps.map((s) => el('div', { class: 'cap' },
+    ...verdict(s), el('p', { class: 'why', text: s.why || '' }), s.state ? el('p', { class: 'state', text: s.state }) : null));
 }
 
 function verdict(s) {
   if (!s || s.verdict === undefined) return [];
-  return [el('span', { class: `verdict ${s.verdict ? 'true' : 'false'}`, text: `condition: ${s.verdict}` })];
+  return [el('span', { class: `verdict ${s.verdict ? 'true' : 'false'}`, text: `condition: ${s.verdict} ${s.verdict ? '✓' : '✗'}` })];
 }
 
-function memory(s) {
+function legend(states) {
+  const items = [...states, ...(states.some((x) => CELL_NAMES.includes(x)) ? ['changed'] : [])];
+  return items.map((k) => el('li', {},
+    el('span', { class: `key ${k}`, 'aria-hidden': 'true' }, el('span', { class: 'g', text: LOOK[k].glyph })),
+    ` ${LOOK[k].name}`));
+}
+
+function memory(s, model) {
   const parts = [];
+  if (model.recorded) parts.push(el('p', { class: 'recorded', text: `Recorded run: ${model.recorded.what}` }));
   if (s.pool) parts.push(pool(s.pool));
   for (const b of s.memory || []) parts.push(bufferView(b));
+  if (s.diff) parts.push(diffView(s.diff));
   if (s.table) parts.push(table(s.table));
+  if (model.board) parts.push(board(model.board));
   return parts;
 }
 
-// Which cell indexes to draw: all when few; else the head, a gap, and the
-// cells written last.
-function windowOf(b) {
-  const shown = Math.max(b.used, Math.min(b.size || 0, 16));
-  if (shown <= MAX_CELLS) return [[0, shown]];
-  const last = b.changed.length ? b.changed[b.changed.length - 1] + 1 : b.used;
-  const tailEnd = Math.min(Math.max(last, 40), b.used);
-  return [[0, 32], [Math.max(32, tailEnd - 12), tailEnd]];
+// ---- byte cells ----------------------------------------------------------
+
+function cellName(kind, c) {
+  const st = CELL_NAMES[c.s];
+  const what = c.v < 0 ? 'not written' : `${hex1(c.v)}, ${st === 'overwritten' ? `overwritten, was ${hex1(c.p)}` : LOOK[st].name}`;
+  return `${kind} byte ${fmt(c.i)}: ${what}${c.c ? ', changed in this step' : ''}`;
+}
+
+function cell(kind, c) {
+  const st = c.v < 0 ? 'empty' : CELL_NAMES[c.s];
+  const mark = st === 'overwritten'
+    ? el('span', { class: 'g', 'aria-hidden': 'true' }, LOOK.overwritten.glyph, el('s', { text: hex1(c.p) }))
+    : el('span', { class: 'g', 'aria-hidden': 'true', text: LOOK[st].glyph });
+  return el('span', { class: `cell ${st}${c.c ? ' changed' : ''}`, role: 'listitem', 'data-i': c.i,
+    'aria-label': cellName(kind, c) },
+  el('span', { class: 'v', 'aria-hidden': 'true', text: c.v < 0 ? '' : hex1(c.v) }), mark);
 }
 
 function bufferView(b) {
-  const changed = new Set(b.changed);
   const row = el('div', { class: 'cells', role: 'list', 'aria-label': b.label });
-  const ranges = windowOf(b);
-  ranges.forEach(([from, to], r) => {
-    if (r > 0) row.append(el('span', { class: 'gap', text: `… ${fmt(from - ranges[r - 1][1])} B …` }));
-    for (let i = from; i < to; i++) {
-      const filled = i < b.used && b.state[i] !== CELL.EMPTY;
-      const cls = ['cell', STATE_CLASS[filled ? b.state[i] : 0], changed.has(i) ? 'changed' : ''].join(' ').trim();
-      row.append(el('span', { class: cls, role: 'listitem', 'data-i': i,
-        title: filled ? `${b.kind} [${i}] = 0x${hex([b.cells[i]])}` : `${b.kind} [${i}] (not written)`,
-        text: filled ? hex([b.cells[i]]) : '' }));
-    }
+  b.ranges.forEach(([from], r) => {
+    if (r > 0) row.append(el('span', { class: 'skip', 'aria-hidden': 'true', text: '⋯' }));
+    for (const c of b.cells) if (c.i >= from && c.i < b.ranges[r][1]) row.append(cell(b.kind, c));
   });
-  const rest = (b.size || 0) - Math.max(...ranges.map((x) => x[1]));
-  if (rest > 0) row.append(el('span', { class: 'gap', text: `… ${fmt(rest)} B more` }));
-  return el('section', { class: `buffer ${b.kind}${b.released ? ' released' : ''}`, 'data-key': b.key, 'data-kind': b.kind },
-    el('h3', { text: b.label + (b.released ? ' — back in the pool' : '') }), row);
+  const shown = b.ranges.map(([f, t]) => (t - f === 1 ? fmt(f) : `${fmt(f)}–${fmt(t - 1)}`)).join(' and ');
+  const whole = b.ranges.length === 1 && b.ranges[0][0] === 0 && b.ranges[0][1] >= b.size;
+  const status = b.absent ? ' — not yet' : b.abandoned ? ' — abandoned' : b.released ? ' — back in the pool' : '';
+  return el('section', { class: `buffer ${b.kind}${b.absent ? ' absent' : ''}${b.abandoned ? ' abandoned' : ''}${b.released ? ' released' : ''}`,
+    'data-key': b.key, 'data-kind': b.kind },
+  el('h3', {}, b.label + status, whole || b.absent ? null : el('span', { class: 'shown', text: ` · bytes ${shown} shown` })),
+  b.gauge ? gauge(b) : null, row);
 }
 
+function gauge(b) {
+  const g = b.gauge;
+  const pct = (n) => `${Math.min(100, (100 * n) / g.size)}%`;
+  const ask = g.pending;
+  const short = ask ? ask.offset + ask.size - g.size : 0;
+  const text = b.absent ? `${fmt(g.size)} B, not in use yet`
+    : b.abandoned ? `abandoned with ${fmt(g.used)} of ${fmt(g.size)} B written: the writer moved to segment 0 and never comes back`
+      : `${fmt(g.used)} of ${fmt(g.size)} B used${ask ? ` · asks ${fmt(ask.size)} B at ${fmt(ask.offset)}: ${short > 0 ? `${fmt(short)} B do not fit` : 'fits'}` : ''}`;
+  return el('div', { class: 'gauge-box' },
+    el('div', { class: `gauge${short > 0 ? ' overflows' : ''}`, role: 'img', 'aria-label': `${b.label}: ${text}` },
+      g.used ? el('span', { class: 'fill', style: `width: max(3px, ${pct(g.used)})` }) : null,
+      ask ? el('span', { class: 'ask', style: `left: ${pct(ask.offset)}; width: max(3px, ${pct(Math.min(ask.size, g.size - ask.offset))})` }) : null,
+      short > 0 ? el('span', { class: 'over', text: `+${fmt(short)} B` }) : null),
+    el('p', { class: 'gauge-text', 'aria-hidden': 'true', text }));
+}
+
+function diffView(d) {
+  const row = (label, which) => el('div', { class: 'diff-row', 'data-row': which },
+    el('span', { class: 'diff-label', text: label }),
+    el('div', { class: 'cells', role: 'list', 'aria-label': label }, ...d.cells.map((c) => {
+      const v = which === 'expected' ? c.e : c.a;
+      return el('span', { class: `cell ${c.same ? 'same' : 'differs'}`, role: 'listitem', 'data-i': c.i,
+        'aria-label': `byte ${c.i}: ${v < 0 ? 'none' : hex1(v)}${c.same ? '' : ', differs'}` },
+      el('span', { class: 'v', 'aria-hidden': 'true', text: v < 0 ? '' : hex1(v) }),
+      el('span', { class: 'g', 'aria-hidden': 'true', text: c.same ? '=' : '≠' }));
+    })));
+  const verdictText = d.differ === 0 ? `identical: all ${fmt(d.length)} bytes are the expected ones`
+    : `${fmt(d.differ)} of ${fmt(d.length)} bytes differ (${d.first === d.last ? `byte ${d.first}` : `bytes ${d.first}–${d.last}`})`;
+  return el('section', { class: `diff ${d.differ ? 'bad' : 'good'}`, 'aria-label': 'expected against actual' },
+    el('h3', { text: `Expected against actual: ${verdictText}` }),
+    row(d.expected, 'expected'), row(d.actual, 'actual'));
+}
+
+// ---- the fan-out ----------------------------------------------------------
+
 function pool(p) {
-  const box = el('section', { class: 'pool', 'data-kind': p.shared ? 'shared' : 'lockfree' });
-  if (p.shared) {
+  const box = el('section', { class: 'pool', 'data-kind': p.kind });
+  if (p.slots.length) {
     box.append(el('h3', { text: 'thread slots (one array each, no lock)' }),
-      el('div', { class: 'slots' }, ...p.slots.map((x) =>
-        el('span', { class: `slot ${x.full ? 'full' : 'empty'}`, text: x.label, title: x.full ? 'holds an array' : 'empty' }))));
+      el('ul', { class: 'slots' }, ...p.slots.map((x) => el('li', { class: `slot ${x.full ? 'full' : 'empty'}` },
+        el('span', { 'aria-hidden': 'true', text: x.full ? '● ' : '○ ' }), `${x.label}${x.full ? ': holds an array' : ': empty'}`))));
   }
-  box.append(el('h3', { text: p.shared ? `partitions: ${p.parts} × ${p.perPart} arrays, a lock each (${p.held} held)`
-    : `lock-free queue: ${p.cap} cells (${p.held} held)` }));
-  const cells = el('div', { class: 'cells parts' });
-  for (let i = 0; i < p.cap; i++) {
-    if (p.shared && i > 0 && i % p.perPart === 0) cells.append(el('span', { class: 'sep' }));
-    cells.append(el('span', { class: `cell ${i < p.held ? 'written' : 'empty'}`, text: i < p.held ? '4K' : '' }));
+  box.append(el('h3', { text: `${p.store}${p.cap ? ` (${fmt(p.held)} of ${fmt(p.cap)} hold an array)` : ''}` }));
+  if (p.cap) {
+    const full = Math.round(p.held / p.perSquare);
+    const places = el('div', { class: 'places', role: 'img', 'aria-label': `${fmt(p.held)} of ${fmt(p.cap)} places hold an array` });
+    for (let i = 0; i < p.squares; i++) places.append(el('span', { class: `place${i < full ? ' held' : ''}` }));
+    box.append(places, el('p', { class: 'inflight', text: `each square: ${fmt(p.perSquare)} places` }));
   }
-  box.append(cells, el('p', { class: 'inflight', text: `buffers out with the threads: ${fmt(p.inFlight)}` }));
+  box.append(el('p', { class: 'inflight', text: `buffers out with the threads: ${fmt(p.inFlight)}` }));
   box.append(el('dl', { class: 'counters' }, ...p.counters.flatMap(([k, v]) =>
-    [el('dt', { text: k }), el('dd', { text: fmt(v), 'data-counter': k })])));
+    [el('dt', { text: k }), el('dd', { text: v === null ? 'not counted' : fmt(v), 'data-counter': k })])));
   return box;
 }
 
-function table(rows) {
-  const cell = (m) => (m ? `${fmt(m.bytesPerCall)} B` : '…');
-  return el('table', { class: 'compare' },
-    el('thead', {}, el('tr', {}, ...['entry', 'small (17 B)', 'big (100,007 B)', 'document (.NET), small / big']
-      .map((t) => el('th', { text: t })))),
-    el('tbody', {}, ...rows.map((r) => el('tr', {},
-      el('th', { text: r.label }), el('td', { text: cell(r.small) }), el('td', { text: cell(r.big) }),
-      el('td', { text: `${r.doc.small} / ${r.doc.big}` })))));
+// The three pools side by side: a bar per pool and metric, the current
+// case's pool marked.
+function board(b) {
+  const box = el('section', { class: 'board', 'aria-label': 'the three pools side by side' },
+    el('h3', { text: 'The same workload on the three pools' }));
+  for (const m of b.bars) {
+    box.append(el('div', { class: 'metric', 'data-metric': m.key },
+      el('p', { class: 'metric-label', text: m.label }),
+      el('ul', { class: 'bars' }, ...m.items.map((x) => el('li', { class: `bar-row${x.id === b.current ? ' current' : ''}`, 'data-pool': x.id },
+        el('span', { class: 'bar-name', text: `${x.id === b.current ? '▶ ' : ''}${x.name}` }),
+        el('span', { class: 'bar-track', 'aria-hidden': 'true' },
+          el('span', { class: `bar ${x.id}`, style: `width: ${x.value ? Math.max(0.5, 100 * x.width) : 0}%` })),
+        el('span', { class: 'bar-value', 'data-value': x.value === null ? '' : String(x.value), text: x.text }))))));
+  }
+  if (b.headline) box.append(el('p', { class: 'conclusion' }, el('strong', { text: 'Conclusion: ' }), b.headline));
+  return box;
+}
+
+// ---- tables ----------------------------------------------------------------
+
+// In a focusable scroll box: on a phone the table is wider than the screen.
+function table(t) {
+  return el('div', { class: 'table-box', tabindex: '0', role: 'region', 'aria-label': 'allocation per call, measured and in the document' }, el('table', { class: 'compare' },
+    el('thead', {}, el('tr', {}, ...t.head.map((h) => el('th', { scope: 'col', text: h })))),
+    el('tbody', {}, ...t.rows.map((r) => el('tr', {},
+      el('th', { scope: 'row', text: r.label }),
+      ...r.cells.map((c, i) => el('td', { class: c === null ? 'pending' : null },
+        c === null ? 'not measured yet' : c, i === 2 && r.same ? el('span', { class: 'match', text: ' ✓ as the document' }) : null)))))));
 }

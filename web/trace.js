@@ -1,11 +1,14 @@
 // trace.js -- the page's one door to its WebAssembly module: loads it and
 // runs the flows of wasm/sp_flows.c, handing back plain data (events, bytes,
-// counters, samples). Owns: which module the page runs (its own, in
+// counters, samples); and the fan-out recorded from the pthread build, for
+// pages without threads. Owns: which module the page runs (its own, in
 // dist-web/: the core, the tracer and the flows, never shipped in the
 // package), strings into and traces out of linear memory, polling the
-// fan-out. Loading, and the choice of build (pthreads when the page is
-// cross-origin isolated), are js/wasm.js's, as for the package. Must not
-// touch: the DOM or what a flow means (flows/*.js and model.js do that).
+// fan-out. It runs in the page's worker (worker.js) and under Node (the
+// tests, record-fanout.mjs). Loading, and the choice of build (pthreads when
+// the page is cross-origin isolated), are js/wasm.js's, as for the package.
+// Must not touch: the DOM or what a flow means (flows/*.js and model.js do
+// that).
 
 import { canUseThreads, loadModule } from '../js/wasm.js';
 
@@ -15,7 +18,7 @@ const KINDS = [null, 'ENTRY', 'SCRATCH', 'SCRATCH_BUSY', 'RESERVE', 'WRITE', 'MI
   'SEGMENT', 'COPY_OUT', 'SINK', 'RELEASE', 'EXIT'];
 const BUFFERS = [null, 'scratch', 'segment', 'output'];
 const EVENT_SIZE = 40;              // sizeof(sp_trace_event), asserted in sp_flows.c
-const SAMPLE_WORDS = 16;            // sizeof(fan_sample) / 4, asserted in sp_flows.c
+const SAMPLE_WORDS = 20;            // sizeof(fan_sample) / 4, asserted in sp_flows.c
 
 /** The page's module in `dir` (dist-web/ next to web/; the server maps /dist-web/). */
 export function flowFiles(dir = new URL('../dist-web/', import.meta.url)) {
@@ -115,15 +118,22 @@ export function createFlows(m, threaded) {
     },
 
     /**
-     * Runs the fan-out on pthreads and resolves with its samples; onSample
-     * sees each one as it lands (the live counters). `wait` yields a frame.
+     * Runs the fan-out on pthreads (kind 0 shared pool, 1 lock-free pool,
+     * 2 no pool) and resolves with its samples; onSample sees each one as it
+     * lands. `wait` yields to the event loop (the page runs this in its
+     * worker, where nothing may block: the pthreads report back through it).
      * Rejects with err.code 'no-threads' in the single-threaded build.
      */
-    async fanout({ kind, consumers, waves, parts, perPart }, onSample = () => {}, wait = nextFrame) {
+    async fanout({ kind, consumers, waves, parts, perPart }, onSample = () => {}, wait = tick) {
       if (!threaded) throw Object.assign(new Error('the fan-out needs the pthread build'), { code: 'no-threads' });
       const w = m._malloc(waves.length * 4);
       new Uint32Array(heap().buffer, w, waves.length).set(waves);
-      const rc = m._sp_flow_fanout_start(kind, consumers, w, waves.length, parts, perPart);
+      let rc;
+      // -3: a worker of the last run has not gone back to the pthread pool yet.
+      for (let tries = 0; (rc = m._sp_flow_fanout_start(kind, consumers, w, waves.length, parts, perPart)) === -3 && tries < 50; tries++) {
+        while (!m._sp_flow_fanout_finish()) await wait();
+        await wait(20);
+      }
       m._free(w);
       if (rc !== 0) throw Object.assign(new Error(`the fan-out did not start (${rc})`), { code: 'start' });
       const samples = [];
@@ -149,10 +159,16 @@ export function createFlows(m, threaded) {
 function toSample(u, consumers) {
   return { phase: u[0], wave: u[1], tUs: u[2], inFlight: u[3], rents: u[4], returns: u[5],
     slotHits: u[6], partitionHits: u[7], lockWaits: u[8], fresh: u[9], drops: u[10], cached: u[11],
-    returned: Array.from(u.slice(12, 12 + consumers)) };
+    returnNs: u[12], phaseUs: u[13], returned: Array.from(u.slice(16, 16 + consumers)) };
 }
 
-function nextFrame() {
-  return new Promise((resolve) => (globalThis.requestAnimationFrame
-    ? requestAnimationFrame(() => resolve()) : setTimeout(resolve, 8)));
+function tick(ms = 2) {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/** The fan-out recorded from the pthread build (web/record-fanout.mjs), for pages without threads. */
+export async function recordedFanout(url = new URL('./recorded/fanout.json', import.meta.url)) {
+  const res = await fetch(url);
+  if (!res.ok) throw new Error(`the recorded fan-out is missing (HTTP ${res.status})`);
+  return res.json();
 }

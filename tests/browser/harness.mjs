@@ -1,8 +1,10 @@
 // harness.mjs -- what the browser tests share: the page server (web/serve.mjs
 // on a free port, isolated or not) and Debian's chromium through
-// playwright-core, each started once and always stopped.
+// playwright-core, each started once and always stopped; pages at a given
+// viewport; axe-core injected into a page; a long-task observer.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, mkdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -38,15 +40,42 @@ export async function startBrowser() {
   return { ctx, async stop() { await ctx.close(); rmSync(profile, { recursive: true, force: true }); } };
 }
 
-/** A page that records console errors and page errors into page.errors. */
-export async function openPage(ctx, url) {
+/** A page (at `viewport`, default the context's) that records console
+ *  errors and page errors into page.errors; `init` scripts run before the
+ *  page's own. */
+export async function openPage(ctx, url, { viewport, init = [] } = {}) {
   const page = await ctx.newPage();
+  if (viewport) await page.setViewportSize(viewport);
+  for (const fn of init) await page.addInitScript(fn);
   page.errors = [];
   page.on('console', (m) => { if (m.type() === 'error') page.errors.push(m.text()); });
   page.on('pageerror', (e) => page.errors.push(e.message));
   await page.goto(url);
   await ready(page);
   return page;
+}
+
+const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+/** axe-core's serious and critical violations on the page as it is now. */
+export async function axeViolations(page) {
+  if (!await page.evaluate(() => !!window.axe)) await page.addScriptTag({ content: axeSource });
+  const r = await page.evaluate(() => window.axe.run(document, { resultTypes: ['violations'] }));
+  return r.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => `${v.id} (${v.impact}): ${v.nodes.slice(0, 3).map((n) => `${n.target.join(' ')}: ${n.failureSummary}`).join(' | ')}`);
+}
+
+/** An init script: records every long task (PerformanceObserver 'longtask') in window.__longTasks. */
+export function watchLongTasks() {
+  window.__longTasks = [];
+  new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) window.__longTasks.push({ start: Math.round(e.startTime), ms: Math.round(e.duration) });
+  }).observe({ type: 'longtask', buffered: true });
+}
+
+/** The long tasks recorded since the last call (and forgets them). */
+export function takeLongTasks(page) {
+  return page.evaluate(() => window.__longTasks.splice(0));
 }
 
 /** Waits until the player has a model for the current flow and case. */
@@ -63,10 +92,11 @@ export async function goHash(page, hash) {
   }, hash);
 }
 
-/** The hex texts of the drawn cells of the first buffer of `kind`. */
+/** The hex texts of the drawn cells of the first buffer of `kind` (or of a selector). */
 export function cells(page, kind, n) {
-  return page.evaluate(([k, count]) => [...document.querySelectorAll(`.buffer[data-kind=${k}] .cell`)]
-    .slice(0, count).map((c) => c.textContent), [kind, n]);
+  const sel = kind.includes(' ') || kind.startsWith('.') ? kind : `.buffer[data-kind=${kind}]`;
+  return page.evaluate(([s, count]) => [...document.querySelector(s).querySelectorAll('.cell')]
+    .slice(0, count).map((c) => c.querySelector('.v').textContent), [sel, n]);
 }
 
 /** Plays the current case from the start to its end through the clock's flush hook. */

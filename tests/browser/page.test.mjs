@@ -1,15 +1,20 @@
 // page.test.mjs -- the page in Debian's chromium: it loads cross-origin
-// isolated without console errors, every flow plays to its end (with a
-// screenshot of each in test-results/), the drawn bytes are the module's,
-// keyboard and deep links land on the expected step, inputs re-run the
-// module, and without isolation the page still works.
+// isolated (the module in its worker) without console errors, every flow
+// plays to its end (with a screenshot of each in test-results/), the drawn
+// bytes are the module's, the nested call ends with expected against
+// actual, the migration shows on a gauge at 65,536 B, the three entries'
+// table is whole, the fan-out compares three pools with a conclusion from
+// its numbers, keyboard and deep links land on the expected step, inputs
+// re-run the module, and without isolation the page still works and plays
+// the recorded fan-out.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { join } from 'node:path';
-import { cells, goHash, openPage, playToEnd, shots, startBrowser, startServer } from './harness.mjs';
+import { cells, goHash, openPage, playToEnd, ready, shots, startBrowser, startServer } from './harness.mjs';
 
 const OVERWRITTEN = '93 07 A5 69 6E 6E 65 72 CB 3F F8 00'.split(' ');
 const INTACT = '93 AA 41 41 41 41 41 41 41 41 41 41'.split(' ');
+const LEGACY = '#flow=envelope&case=legacy&before=AAAAAAAAAA&id=7&name=inner';
 
 let server, browser, page;
 before(async () => {
@@ -24,18 +29,20 @@ after(async () => {
 
 test('the page loads cross-origin isolated with the pthread build and no console error', async () => {
   assert.equal(await page.evaluate(() => crossOriginIsolated), true);
-  assert.match(await page.textContent('#build'), /pthreads/);
+  assert.match(await page.textContent('#build'), /pthreads build .* in a worker/);
   assert.equal(await page.isHidden('#notice'), true);
   assert.deepEqual(page.errors, []);
 });
 
-test('every case of every flow plays to its end', async () => {
+test('every case of every flow opens at its first step and plays to its end', async () => {
   const flows = await page.evaluate(() => [...document.querySelectorAll('#tabs [role=tab]')].map((b) => b.dataset.flow));
   assert.deepEqual(flows, ['writer', 'envelope', 'compare', 'fanout']);
-  const cases = { writer: ['fits', 'exceeds'], envelope: ['legacy', 'output', 'safe'], compare: ['array', 'output', 'stream'], fanout: ['shared', 'lockfree'] };
+  const cases = { writer: ['fits', 'exceeds'], envelope: ['legacy', 'output', 'safe'], compare: ['array', 'output', 'stream'],
+    fanout: ['shared', 'lockfree', 'nopool'] };
   for (const flow of flows) {
     for (const c of cases[flow]) {
-      await goHash(page, `#flow=${flow}&case=${c}&step=1`);
+      await goHash(page, `#flow=${flow}&case=${c}`);
+      assert.equal(await page.evaluate(() => window.__player.model.cursor), 0, `${flow}/${c} opens at step 1`);
       const r = await playToEnd(page);
       assert.ok(r.steps > 3, `${flow}/${c} has steps`);
       assert.equal(r.cursor, r.steps - 1, `${flow}/${c} reached its last step`);
@@ -48,33 +55,48 @@ test('every case of every flow plays to its end', async () => {
   assert.deepEqual(page.errors, []);
 });
 
-test('after the nested call in legacy mode the first 12 scratch cells are the inner result', async () => {
-  await goHash(page, '#flow=envelope&case=legacy&before=AAAAAAAAAA&id=7&name=inner&step=outer-written');
+test('the nested call overwrites the outer bytes, showing what each was, and writes over its own leftovers as a state of its own', async () => {
+  await goHash(page, `${LEGACY}&step=outer-written`);
   assert.deepEqual(await cells(page, 'scratch', 12), INTACT);                 // as the outer call wrote them
-  await goHash(page, '#flow=envelope&case=legacy&before=AAAAAAAAAA&id=7&name=inner&step=inner-written');
+  await goHash(page, `${LEGACY}&step=inner-written`);
   assert.deepEqual(await cells(page, 'scratch', 12), OVERWRITTEN);
-  assert.equal(await page.locator('.buffer[data-kind=scratch] .cell.overwritten').count(), 12);
-  await goHash(page, '#flow=envelope&case=legacy&before=AAAAAAAAAA&id=7&name=inner&step=outer-return');
-  const drawn = await page.evaluate(() => [...document.querySelectorAll('.buffer[data-kind=result]')].pop()
-    .querySelectorAll('.cell').length);
+  const scratch = page.locator('.buffer[data-kind=scratch]');
+  assert.equal(await scratch.locator('.cell.overwritten').count(), 12);
+  assert.equal(await scratch.locator('.cell').nth(1).getAttribute('aria-label'), 'scratch byte 1: 07, overwritten, was AA, changed in this step');
+  assert.equal(await scratch.locator('.cell').nth(1).locator('.g s').textContent(), 'AA');
+  await goHash(page, `${LEGACY}&step=outer-rest`);
+  assert.equal(await scratch.locator('.cell.rewritten').count(), 5);         // 12..16: the nested call's leftovers
+  assert.equal(await scratch.locator('.cell.overwritten').count(), 12);
+});
+
+test('the nested call ends with expected against actual, and exactly the 12 overwritten bytes flagged in the result', async () => {
+  await goHash(page, `${LEGACY}&step=outer-return`);
+  const outer = page.locator('.buffer[data-key=result1]');
+  assert.equal(await outer.locator('.cell.overwritten').count(), 12);
+  assert.deepEqual(await outer.locator('.cell.overwritten').evaluateAll((cs) => cs.map((c) => Number(c.dataset.i))),
+    [...Array(12).keys()]);
+  assert.equal(await page.locator('.buffer[data-key=result2] .cell.overwritten').count(), 0);   // the inner result is right
+  assert.deepEqual((await cells(page, '.diff-row[data-row=expected]', 12)), INTACT);
+  assert.deepEqual((await cells(page, '.diff-row[data-row=actual]', 12)), OVERWRITTEN);
   const real = await page.evaluate(() => Array.from(window.__player.model.result, (b) => b.toString(16).toUpperCase().padStart(2, '0')));
-  assert.deepEqual(real.slice(0, 12), OVERWRITTEN);                            // the module's own result
-  const lastResult = await page.evaluate(() => [...[...document.querySelectorAll('.buffer[data-kind=result]')].pop()
-    .querySelectorAll('.cell')].map((c) => c.textContent));
-  assert.deepEqual(lastResult.slice(0, drawn), real.slice(0, drawn));
+  assert.deepEqual((await cells(page, '.diff-row[data-row=actual]', 64)), real);                 // the module's own result
+  assert.match(await page.textContent('.diff h3'), /11 of 32 bytes differ \(bytes 1–11\)/);
+  assert.equal(await page.locator('.diff-row[data-row=actual] .cell.differs').count(), 11);
   assert.match(await page.textContent('#out'), /read back fails: SP_E_TYPE at byte 1/);
 });
 
-test('in the safe modes the outer bytes stay 93 AA 41 …', async () => {
+test('in the safe modes the outer bytes stay 93 AA 41 … and match the expected ones', async () => {
   await goHash(page, '#flow=envelope&case=output&before=AAAAAAAAAA&id=7&name=inner&step=outer-return');
   assert.deepEqual(await cells(page, 'output', 12), INTACT);
   assert.match(await page.textContent('#out'), /Before="AAAAAAAAAA" Inner.Id=7/);
+  assert.match(await page.textContent('.diff h3'), /identical: all 32 bytes/);
   await goHash(page, '#flow=envelope&case=safe&before=AAAAAAAAAA&id=7&name=inner&step=inner-written');
   assert.deepEqual(await cells(page, 'scratch', 12), INTACT);
   assert.deepEqual(await cells(page, 'segment', 12), OVERWRITTEN);             // the inner call's own segment
   await goHash(page, '#flow=envelope&case=safe&before=AAAAAAAAAA&id=7&name=inner&step=outer-return');
   const real = await page.evaluate(() => Array.from(window.__player.model.result.slice(0, 12), (b) => b.toString(16).toUpperCase().padStart(2, '0')));
   assert.deepEqual(real, INTACT);
+  assert.equal(await page.locator('.diff-row .cell.differs').count(), 0);
 });
 
 test('with an 8-byte scratch the migration step copies 7 bytes into the first segment', async () => {
@@ -85,6 +107,54 @@ test('with an 8-byte scratch the migration step copies 7 bytes into the first se
   assert.equal(await page.locator('.code li.current').getAttribute('data-line'), '4');
 });
 
+test('at the real 65,536 B the gauge shows the scratch overflow, then the scratch abandoned', async () => {
+  const base = '#flow=writer&case=exceeds&scratch=65536&text=ABCD';
+  await goHash(page, `${base}&step=ensure-miss`);
+  const gauge = page.locator('.buffer[data-kind=scratch] .gauge');
+  assert.equal(await gauge.evaluate((g) => g.classList.contains('overflows')), true);
+  assert.match(await gauge.getAttribute('aria-label'), /10 of 65,536 B used · asks 65,528 B at 10: 2 B do not fit/);
+  assert.equal(await page.textContent('.buffer[data-kind=scratch] .gauge .over'), '+2 B');
+  await goHash(page, `${base}&step=migrate`);
+  assert.equal(await page.locator('.buffer[data-kind=scratch].abandoned').count(), 1);
+  assert.match(await page.textContent('.buffer[data-kind=scratch] h3'), /abandoned/);
+  await goHash(page, `${base}&step=result`);
+  const seg = page.locator('.buffer[data-kind=segment]');
+  assert.match(await seg.locator('.gauge').getAttribute('aria-label'), /65,538 of 131,072 B used/);
+  const shown = await seg.locator('.cell').evaluateAll((cs) => cs.map((c) => Number(c.dataset.i)));
+  assert.ok(shown.includes(0) && shown.includes(65537), 'the head and the last byte written are drawn');
+});
+
+test('the three entries\' table is whole on every tab and says why 17 B is 48 B in .NET', async () => {
+  await goHash(page, '#flow=compare&case=stream&step=measured-big');
+  const rows = await page.$$eval('table.compare tbody tr', (trs) => trs.map((tr) => [...tr.children].map((c) => c.textContent)));
+  assert.deepEqual(rows.map((r) => r.slice(1, 3)), [['17 B', '100,007 B'], ['0 B', '0 B'], ['0 B', '0 B']]);
+  assert.match(rows[0][3], /^48 B \/ 100,032 B ✓ as the document/);
+  assert.match(await page.textContent('#note'), /Why 17 B here and 48 B in the document/);
+});
+
+test('the fan-out puts the three pools side by side with a conclusion that follows their numbers', async () => {
+  await goHash(page, '#flow=fanout&case=shared&consumers=3&step=summary');
+  assert.equal(await page.textContent('#frames-title'), 'Threads');
+  const bars = await page.$$eval('.board .metric', (ms) => Object.fromEntries(ms.map((m) => [m.dataset.metric,
+    Object.fromEntries([...m.querySelectorAll('.bar-row')].map((r) => [r.dataset.pool, r.querySelector('.bar-value').dataset.value]))])));
+  assert.deepEqual(Object.keys(bars.ns), ['shared', 'lockfree', 'nopool']);
+  const ns = Object.fromEntries(Object.entries(bars.ns).map(([k, v]) => [k, Number(v)]));
+  assert.ok(ns.shared > 0 && ns.lockfree > 0 && ns.nopool > 0, JSON.stringify(ns));
+  assert.equal(bars.lockWaits.nopool, '');                                      // malloc's lock is not counted
+  assert.equal(Number(bars.fresh.nopool), 16 * 2048);                          // every rent allocates
+  assert.ok(Number(bars.fresh.shared) <= 2048 + 3 && Number(bars.fresh.lockfree) <= 2048, 'waves fit the pools');
+  assert.equal(Number(bars.drops.shared) + Number(bars.drops.lockfree), 0, 'waves sized to the pools: nothing dropped');
+  const conclusion = await page.textContent('.board .conclusion');
+  assert.match(conclusion, ns.lockfree < ns.shared ? /lock-free \d+(\.\d)?× faster than the shared pool/ : /was not faster/);
+  assert.match(await page.textContent('#why'), /A cross-thread return took/);
+  const counters = await page.evaluate(() => Object.fromEntries([...document.querySelectorAll('[data-counter]')]
+    .map((d) => [d.dataset.counter, Number(d.textContent.replace(/,/g, ''))])));
+  assert.equal(counters.returns, 16 * 2048);
+  assert.equal(await page.locator('.slot.full').count(), 3);
+  await goHash(page, '#flow=fanout&case=lockfree&consumers=3&step=end');
+  assert.match(await page.textContent('#why'), /The lock-free pool: 32,768 cross-thread returns, [\d.,]+ ns each inside the returning threads/);
+});
+
 test('keyboard stepping and a deep link land on the expected step', async () => {
   await goHash(page, '#flow=writer&case=exceeds&scratch=8&text=ABCD&step=1');
   await page.focus('#play');
@@ -93,26 +163,27 @@ test('keyboard stepping and a deep link land on the expected step', async () => 
   assert.match(await page.textContent('#position'), /^step 4 of/);
   await page.keyboard.press('ArrowLeft');
   assert.match(await page.textContent('#position'), /^step 3 of/);
-  assert.match(await page.evaluate(() => location.hash), /step=3/);
+  await page.waitForFunction(() => /step=3$/.test(location.hash));
+  await page.keyboard.press('End');
+  assert.equal(await page.evaluate(() => window.__player.model.cursor === window.__player.model.steps.length - 1), true);
+  await page.keyboard.press('Home');
+  assert.match(await page.textContent('#position'), /^step 1 of/);
   await page.keyboard.press('Space');
   assert.equal(await page.evaluate(() => window.__player.playing), true);
   await page.keyboard.press('Space');
   assert.equal(await page.evaluate(() => window.__player.playing), false);
   await page.goto(`${server.url}#flow=writer&case=exceeds&scratch=8&text=ABCD&step=5`);
-  await page.waitForFunction(() => document.body.dataset.ready === 'true' && window.__player?.model);
+  await ready(page);
   assert.match(await page.textContent('#position'), /^step 5 of/);
   const line = await page.evaluate(() => window.__player.model.steps[4].line);
   assert.equal(await page.locator('.code li.current').getAttribute('data-line'), String(line));
 });
 
-test('changing an input re-runs the module and redraws', async () => {
+test('typing into an input re-runs the module once typing pauses, and redraws', async () => {
   await goHash(page, '#flow=envelope&case=safe&before=AAAAAAAAAA&id=7&name=inner&step=outer-written');
-  await page.fill('#input-before', 'BBB');
-  await page.evaluate(async () => {
-    document.getElementById('input-before').dispatchEvent(new Event('change'));
-    await window.__player.busy;
-  });
-  assert.match(await page.evaluate(() => location.hash), /before=BBB/);
+  await page.fill('#input-before', '');
+  await page.type('#input-before', 'BBB', { delay: 30 });
+  await page.waitForFunction(() => /before=BBB/.test(location.hash) && document.body.dataset.ready === 'true');
   await goHash(page, '#flow=envelope&case=safe&before=BBB&id=7&name=inner&step=outer-written');
   assert.deepEqual(await cells(page, 'scratch', 5), ['93', 'A3', '42', '42', '42']);
   await page.selectOption('#speed', '4');
@@ -123,27 +194,19 @@ test('changing an input re-runs the module and redraws', async () => {
   assert.deepEqual(page.errors, []);
 });
 
-test('the fan-out shows live counters of both pools', async () => {
-  await goHash(page, '#flow=fanout&case=shared&consumers=3&step=end');
-  const counters = await page.evaluate(() => Object.fromEntries([...document.querySelectorAll('[data-counter]')]
-    .map((d) => [d.dataset.counter, Number(d.textContent.replace(/,/g, ''))])));
-  assert.equal(counters.returns, 6 + 12 + 24 + 96 + 384 + 1024 + 1024);
-  assert.ok('lock waits' in counters);
-  assert.equal(await page.locator('.slot.full').count(), 3);
-  await goHash(page, '#flow=fanout&case=lockfree&consumers=3&step=end');
-  assert.match(await page.textContent('#out'), /lock-free pool: 0 lock waits/);
-});
-
-test('opened without isolation the page runs the single-threaded build and says so', async () => {
+test('opened without isolation the page runs the single-threaded build and plays the recorded fan-out, labelled', async () => {
   const plain = await startServer({ isolated: false });
   try {
     const p = await openPage(browser.ctx, `${plain.url}#flow=envelope&case=legacy&step=inner-written`);
     assert.equal(await p.evaluate(() => crossOriginIsolated), false);
     assert.match(await p.textContent('#build'), /single-threaded/);
-    assert.match(await p.textContent('#notice'), /not cross-origin isolated/);
+    assert.match(await p.textContent('#notice'), /not cross-origin isolated.*recorded/);
     assert.deepEqual(await cells(p, 'scratch', 12), OVERWRITTEN);
-    await goHash(p, '#flow=fanout&case=shared');
-    assert.match(await p.textContent('#why'), /npm start/);
+    await goHash(p, '#flow=fanout&case=lockfree&step=summary');
+    assert.match(await p.textContent('.recorded'), /^Recorded run: the pthread build under Node/);
+    assert.match(await p.textContent('#note'), /^Recorded: /);
+    assert.equal(await p.locator('.board .bar-row').count(), 12);
+    assert.equal(await p.locator('#input-consumers').isDisabled(), true);
     await p.screenshot({ path: join(shots, 'not-isolated-fanout.png'), fullPage: true });
     assert.deepEqual(p.errors, []);
     await p.close();

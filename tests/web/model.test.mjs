@@ -1,11 +1,16 @@
 // model.test.mjs -- the page's pure parts without a browser or module:
-// replaying trace events into byte cells, the writer flow's steps, the
-// cursor, the hash, and the clock's generation counter.
+// replaying trace events into byte cells (overwritten, rewritten, copied,
+// abandoned), the layout that keeps every step's memory the same size, the
+// writer flow's steps and value, the expected-against-actual rows, the
+// three entries' table, the fan-out's summary and the recorded fan-out, the
+// cursor, the hash, the keys and the clock's generation counter.
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
-import { CELL, createMachine, apply, snapshot, seek, step, createModel, hex } from '../../web/model.js';
+import { CELL, apply, createMachine, createModel, dotnetArrayBytes, hex, layout, seek, snapshot, step } from '../../web/model.js';
 import { buildModel, flowById } from '../../web/flows/index.js';
-import { createClock, formatHash, parseHash } from '../../web/player.js';
+import { summary } from '../../web/flows/fanout.js';
+import { createClock, formatHash, keyAction, parseHash } from '../../web/player.js';
 
 const ev = (kind, o = {}) => ({ kind, depth: 1, buffer: null, flag: 0, index: 0, offset: 0, size: 0, addr: 0, ...o });
 const write = (buffer, offset, bytes, o = {}) => ev('WRITE', { buffer, offset, size: bytes.length, bytes: Uint8Array.from(bytes), ...o });
@@ -14,34 +19,73 @@ const write = (buffer, offset, bytes, o = {}) => ev('WRITE', { buffer, offset, s
 function exceedsTrace() {
   const e = [ev('ENTRY', { flag: 1, size: 8 }), ev('SCRATCH', { addr: 100, size: 8 })];
   for (let i = 0; i < 7; i++) e.push(ev('RESERVE', { flag: 1, offset: i, size: 1 }), write('scratch', i, [i ? i : 0x97]));
-  e.push(ev('RESERVE', { flag: 0, offset: 7, size: 5 }), ev('SEGMENT', { size: 32768, flag: 1 }), ev('MIGRATE', { size: 7 }),
+  e.push(ev('RESERVE', { flag: 0, offset: 7, size: 5, buffer: 'scratch' }), ev('SEGMENT', { size: 32768, flag: 1 }), ev('MIGRATE', { size: 7 }),
     write('segment', 7, [0xa4, 0x41, 0x42, 0x43, 0x44]), ev('COPY_OUT', { flag: 2, size: 12 }), ev('RELEASE', { size: 1 }),
     ev('EXIT', { size: 12 }));
   return e;
 }
 
-test('a write by a nested call over the caller\'s bytes is marked overwritten', () => {
-  const mc = createMachine();
-  for (const e of [ev('ENTRY', { flag: 1 }), ev('SCRATCH', { addr: 8, size: 64 }), write('scratch', 0, [0x93, 0xaa, 0x41]),
+// The legacy envelope: the outer call writes 3 bytes, a nested call writes 5
+// from offset 0 and returns, the outer goes on at 3 and copies 6 out.
+function nestedTrace() {
+  return [ev('ENTRY', { flag: 1 }), ev('SCRATCH', { addr: 8, size: 64 }), write('scratch', 0, [0x93, 0xaa, 0x41]),
     ev('ENTRY', { flag: 1, depth: 2 }), ev('SCRATCH', { addr: 8, size: 64, depth: 2, index: 1 }),
-    write('scratch', 0, [0x93, 0x07], { depth: 2 })]) apply(mc, e);
+    write('scratch', 0, [0x93, 0x07, 0xa5, 0x69, 0x6e], { depth: 2 }), ev('COPY_OUT', { flag: 1, size: 5, depth: 2 }),
+    ev('EXIT', { depth: 2, size: 5 }), write('scratch', 3, [0xc4, 0x05, 0x63]), ev('COPY_OUT', { flag: 1, size: 6 }), ev('EXIT', { size: 6 })];
+}
+
+test('a nested call over the running caller\'s bytes overwrites them and keeps what they were', () => {
+  const mc = createMachine();
+  for (const e of nestedTrace().slice(0, 6)) apply(mc, e);
   const [scratch] = snapshot(mc);
-  assert.equal(hex(scratch.cells), '93 07 41');
-  assert.deepEqual([...scratch.state], [CELL.OVERWRITTEN, CELL.OVERWRITTEN, CELL.WRITTEN]);
+  assert.equal(hex(scratch.cells), '93 07 A5 69 6E');
+  assert.deepEqual([...scratch.state], [CELL.OVERWRITTEN, CELL.OVERWRITTEN, CELL.OVERWRITTEN, CELL.NESTED, CELL.NESTED]);
+  assert.equal(hex(scratch.prev.slice(0, 3)), '93 AA 41');
 });
 
-test('migration copies the scratch\'s bytes into segment 0 and the result is the segments\' bytes', () => {
+test('the caller writing over a finished nested call\'s leftovers is rewritten, not overwritten', () => {
+  const mc = createMachine();
+  for (const e of nestedTrace()) apply(mc, e);
+  const bufs = snapshot(mc);
+  const scratch = bufs.find((b) => b.kind === 'scratch');
+  assert.deepEqual([...scratch.state.slice(3, 6)], [CELL.REWRITTEN, CELL.REWRITTEN, CELL.WRITTEN]);
+});
+
+test('only the caller\'s copy flags the overwritten bytes; the nested call\'s own result is plainly copied', () => {
+  const mc = createMachine();
+  for (const e of nestedTrace()) apply(mc, e);
+  const bufs = snapshot(mc);
+  const inner = bufs.find((b) => b.key === 'result2'), outer = bufs.find((b) => b.key === 'result1');
+  assert.deepEqual([...inner.state], new Array(5).fill(CELL.COPIED));
+  assert.deepEqual([...outer.state], [CELL.OVERWRITTEN, CELL.OVERWRITTEN, CELL.OVERWRITTEN, CELL.COPIED, CELL.COPIED, CELL.COPIED]);
+  assert.equal(hex(outer.prev.slice(0, 3)), '93 AA 41');
+});
+
+test('migration copies the scratch\'s bytes into segment 0, abandons the scratch, and the result is the segments\' bytes', () => {
   const mc = createMachine();
   for (const e of exceedsTrace()) apply(mc, e);
   const bufs = snapshot(mc);
   const seg = bufs.find((b) => b.kind === 'segment'), result = bufs.find((b) => b.kind === 'result');
+  const scratch = bufs.find((b) => b.kind === 'scratch');
   assert.equal(hex(seg.cells), '97 01 02 03 04 05 06 A4 41 42 43 44');
   assert.deepEqual([...seg.state.slice(0, 7)], new Array(7).fill(CELL.COPIED));
   assert.equal(hex(result.cells), hex(seg.cells));
   assert.equal(seg.released, true);
+  assert.equal(scratch.abandoned, true);
 });
 
-test('the writer flow names the migration step and dims the scratch-mode copy line', () => {
+test('a reservation that does not fit is pending on the buffer until the writer moves on', () => {
+  const mc = createMachine();
+  const events = exceedsTrace();
+  const miss = events.findIndex((e) => e.kind === 'RESERVE' && !e.flag);
+  for (const e of events.slice(0, miss + 1)) apply(mc, e);
+  assert.deepEqual(snapshot(mc)[0].pending, { offset: 7, size: 5 });
+  apply(mc, events[miss + 1]);
+  apply(mc, events[miss + 2]);
+  assert.equal(snapshot(mc)[0].pending, null);
+});
+
+test('the writer flow names the migration step, dims the scratch-mode copy line and shows the overflow before it', () => {
   const flow = flowById('writer');
   const model = buildModel(flow, 1, { value: flow.value(flow.cases[1], { scratch: '8', text: 'ABCD' }),
     trace: { events: exceedsTrace(), result: new Uint8Array(12) } });
@@ -50,15 +94,127 @@ test('the writer flow names the migration step and dims the scratch-mode copy li
   assert.equal(m.migrated, 7);
   assert.match(m.why, /the 7 bytes written so far/);
   assert.deepEqual(model.skip, [6]);
-  assert.equal(model.steps.find((s) => s.name === 'ensure-miss').verdict, true);
+  const miss = model.steps.find((s) => s.name === 'ensure-miss');
+  assert.equal(miss.verdict, true);
+  assert.deepEqual(miss.memory[0].gauge, { size: 8, used: 7, pending: { offset: 7, size: 5 } });
+  assert.match(miss.why, /only 1 of 8 are left \(4 B short\)/);
+  assert.equal(m.memory.find((b) => b.kind === 'scratch').abandoned, true);
   assert.equal(model.steps[model.steps.length - 1].line, 7);
 });
 
-test('the exceeding case repeats the text until the result exceeds the scratch', () => {
+test('every step of a case draws the same buffers with the same number of cells', () => {
   const flow = flowById('writer');
-  const v = flow.value(flow.cases[1], { scratch: '65536', text: 'ABCD' });
-  assert.ok(v.size > 65536 && v.reps > 1);
-  assert.equal(flow.value(flow.cases[1], { scratch: '8', text: 'ABCD' }).reps, 1);
+  const model = buildModel(flow, 1, { value: flow.value(flow.cases[1], { scratch: '8', text: 'ABCD' }),
+    trace: { events: exceedsTrace(), result: new Uint8Array(12) } });
+  const shape = (s) => s.memory.map((b) => `${b.key}:${b.cells.length}`).join(' ');
+  const first = shape(model.steps[0]);
+  assert.equal(first, 'scratch@100:8 seg1.0:16 result1:12');
+  for (const s of model.steps) assert.equal(shape(s), first);
+  assert.equal(model.steps[0].memory[1].absent, true);
+  assert.deepEqual(model.legend, ['empty', 'written', 'copied']);
+});
+
+test('a big buffer shows its head and a window on the writing, or its end when a reservation overflows it', () => {
+  const steps = [{ memory: [{ key: 's', kind: 'scratch', label: 's', size: 65536, used: 100, released: false, abandoned: false,
+    pending: null, cells: new Uint8Array(100), state: new Uint8Array(100).fill(CELL.WRITTEN), prev: new Uint8Array(100), changed: [99] }] },
+  { memory: [{ key: 's', kind: 'scratch', label: 's', size: 65536, used: 100, released: false, abandoned: false,
+    pending: { offset: 100, size: 65500 }, cells: new Uint8Array(100), state: new Uint8Array(100).fill(CELL.WRITTEN),
+    prev: new Uint8Array(100), changed: [] }] }];
+  layout(steps);
+  assert.deepEqual(steps[0].memory[0].ranges, [[0, 12], [90, 102]]);
+  assert.deepEqual(steps[1].memory[0].ranges, [[0, 12], [65524, 65536]]);
+  assert.equal(steps[0].memory[0].cells.length, steps[1].memory[0].cells.length);
+});
+
+test('the repeated string is found by size, not by re-encoding: the smallest repetition over the scratch', () => {
+  const flow = flowById('writer');
+  for (const [scratch, text] of [['65536', 'A'], ['65536', 'ABCD'], ['65536', '한글'], ['8', 'ABCD'], ['8', 'x']]) {
+    const v = flow.value(flow.cases[1], { scratch, text });
+    const len = new TextEncoder().encode(text).length;
+    const size = (r) => 1 + 6 + (len * r < 32 ? 1 : len * r < 256 ? 2 : len * r < 65536 ? 3 : 5) + len * r;
+    assert.equal(v.text, text.repeat(v.reps));
+    assert.ok(v.size > Number(scratch), `${scratch}/${text}: ${v.size} exceeds`);
+    assert.ok(v.reps === 1 || size(v.reps - 1) <= Number(scratch), `${scratch}/${text}: one repetition fewer fits`);
+  }
+  assert.equal(flow.value(flow.cases[1], { scratch: '8', text: '' }).text, '');
+});
+
+test('the nested call ends with expected against actual, byte by byte', () => {
+  const flow = flowById('envelope');
+  const trace = { events: nestedTrace(), result: Uint8Array.from([0x93, 0x07, 0xa5, 0xc4, 0x05, 0x63]), readable: false, readBack: 'x' };
+  const model = buildModel(flow, 0, { trace, expected: Uint8Array.from([0x93, 0xaa, 0x41, 0xc4, 0x05, 0x63]), expectedLabel: 'expected' });
+  const end = model.steps.find((s) => s.name === 'outer-return');
+  assert.equal(end.diff.differ, 2);
+  assert.deepEqual([end.diff.first, end.diff.last], [1, 2]);
+  assert.deepEqual(end.diff.cells.map((c) => c.same), [true, false, false, true, true, true]);
+  assert.match(end.why, /3 of them were written by the nested call, flagged in the result; 2 differ/);
+  const rest = model.steps.find((s) => s.name === 'outer-rest');
+  assert.equal(rest.rewritten, 2);
+});
+
+test('.NET counts a byte[] with its 24-byte header, rounded up to 8: 17 B is 48 B, as 001 measured 16 B as 40 B', () => {
+  assert.equal(dotnetArrayBytes(16), 40);
+  assert.equal(dotnetArrayBytes(17), 48);
+  assert.equal(dotnetArrayBytes(8), 32);
+  assert.equal(dotnetArrayBytes(100007), 100032);
+});
+
+test('the three entries\' table is whole at the measuring steps and explains 17 B against 48 B', () => {
+  const flow = flowById('compare');
+  const m = (bytes, length) => ({ bytesPerCall: bytes, allocsPerCall: bytes ? 1 : 0, length, usPerCall: 1 });
+  const rows = [{ small: m(17, 17), big: m(100007, 100007) }, { small: m(0, 17), big: m(0, 100007) }, { small: m(0, 17), big: m(0, 100007) }];
+  const trace = { events: [ev('ENTRY', { flag: 1 }), ev('SCRATCH', { addr: 1, size: 65536 }), write('scratch', 0, [0x93, 7]),
+    ev('COPY_OUT', { flag: 1, size: 2 }), ev('EXIT', { size: 2 })], result: new Uint8Array(2) };
+  const model = buildModel(flow, 1, { trace, rows, n: 2000 });
+  const big = model.steps.find((s) => s.name === 'measured-big');
+  assert.deepEqual(big.table.rows.map((r) => r.cells.slice(0, 3)), [['17 B', '100,007 B', '48 B / 100,032 B'],
+    ['0 B', '0 B', '0 B / 0 B'], ['0 B', '0 B', '0 B / 0 B']]);
+  assert.deepEqual(big.table.rows.map((r) => r.same), [true, true, true]);
+  assert.equal(model.steps[0].table.rows[0].cells[0], null);
+  assert.match(model.note, /Why 17 B here and 48 B in the document: .*plus 17 B, rounded up to 8: 48 B/);
+});
+
+// A fan-out run: per wave a rent sample and a return sample, `ns` per return.
+function fanRun(ns, { lockWaits = 0, fresh = 64 } = {}) {
+  const out = [];
+  let returns = 0, returnNs = 0;
+  for (let w = 0; w < 4; w++) {
+    out.push({ phase: 1, wave: w, rents: returns + 64, returns, returnNs, lockWaits: 0, fresh, drops: 0, cached: 0, phaseUs: 5, returned: [1] });
+    returns += 64;
+    returnNs += 64 * ns;
+    out.push({ phase: 2, wave: w, rents: returns, returns, returnNs, lockWaits: lockWaits * (w + 1), fresh, drops: 0, cached: 64, phaseUs: 900, returned: [returns] });
+  }
+  return out;
+}
+
+test('the fan-out\'s conclusion follows the numbers, whichever pool is faster', () => {
+  const config = { consumers: 1, waves: [64, 64, 64, 64], parts: 2, perPart: 32, queue: 64 };
+  const faster = summary({ config, runs: { shared: fanRun(120, { lockWaits: 3 }), lockfree: fanRun(40), nopool: fanRun(200, { fresh: 256 }) } });
+  assert.deepEqual(faster.rows.map((r) => r.ns), [120, 40, 200]);
+  assert.match(faster.headline, /lock-free 3\.0× faster than the shared pool/);
+  assert.match(faster.conclusion, /wait for a partition lock 12 times in 256 returns/);
+  assert.match(faster.conclusion, /No pool is no fix: its frees took 200 ns each, 5\.0× the lock-free pool's/);
+  const slower = summary({ config, runs: { shared: fanRun(40), lockfree: fanRun(120), nopool: fanRun(30, { fresh: 256 }) } });
+  assert.match(slower.headline, /was not faster/);
+  assert.match(slower.conclusion, /never had to wait for a lock/);
+  assert.match(slower.conclusion, /No pool freed each buffer in 30 ns, no slower here/);
+  assert.deepEqual(faster.bars.find((b) => b.key === 'ns').items.map((i) => i.width), [0.6, 0.2, 1]);
+});
+
+test('the recorded fan-out still parses and plays every case to its summary', () => {
+  const data = JSON.parse(readFileSync(new URL('../../web/recorded/fanout.json', import.meta.url), 'utf8'));
+  assert.match(data.recorded.what, /pthread build/);
+  const flow = flowById('fanout');
+  for (let ci = 0; ci < flow.cases.length; ci++) {
+    const model = buildModel(flow, ci, data);
+    const names = model.steps.map((s) => s.name);
+    assert.deepEqual([names[0], names[names.length - 1]], ['setup', 'summary'], flow.cases[ci].id);
+    assert.ok(names.includes('return-1') && names.includes('steady'));
+    assert.equal(model.board.rows.length, 3);
+    assert.ok(model.board.rows.every((r) => r.ns > 0 && r.returns === data.config.waves.reduce((a, b) => a + b, 0)));
+    assert.equal(model.recorded.what, data.recorded.what);
+    assert.notEqual(model.steps[model.steps.length - 1].why, '');
+  }
 });
 
 test('stepping and seeking stay within the steps', () => {
@@ -74,6 +230,19 @@ test('the hash round-trips flow, case, inputs and a 1-based step', () => {
   const back = parseHash(h);
   assert.deepEqual(back, { flowId: 'envelope', caseIndex: 2, input: { before: 'A B', id: '7', name: 'inner' }, step: '5' });
   assert.equal(parseHash('#flow=nope').flowId, 'writer');
+});
+
+test('the page\'s keys leave fields, radios, the scrubber and the tabs alone', () => {
+  const at = (tagName, role = null) => ({ tagName, getAttribute: (k) => (k === 'role' ? role : null) });
+  assert.equal(keyAction('ArrowRight', at('BODY')), 'next');
+  assert.equal(keyAction('ArrowLeft', at('BUTTON')), 'back');
+  assert.equal(keyAction('Home', at('DIV')), 'first');
+  assert.equal(keyAction(' ', at('BODY')), 'play');
+  assert.equal(keyAction(' ', at('BUTTON')), null);                   // the button's own click
+  for (const t of [at('INPUT'), at('SELECT'), at('TEXTAREA'), at('BUTTON', 'tab')]) {
+    assert.equal(keyAction('ArrowRight', t), null);
+    assert.equal(keyAction(' ', t), null);
+  }
 });
 
 test('pausing bumps the clock\'s generation so a stale frame does nothing', () => {

@@ -4,22 +4,19 @@
 // entry (to show which buffer it writes), the measurement steps. Must not
 // touch: the DOM or the module.
 
-import { fmt, hex } from '../model.js';
+import { dotnetArrayBytes, fmt, hex } from '../model.js';
 
 // The document's figures (.NET 10, 200 warm-up calls, mean of 2,000).
 const DOC = [
-  { small: '48 B (result array)', big: '100,032 B (result array, LOH)' },
-  { small: '0 B', big: '0 B' },
-  { small: '0 B', big: '0 B' },
+  { small: 48, big: 100032, note: 'result array; the big one on the LOH' },
+  { small: 0, big: 0 },
+  { small: 0, big: 0 },
 ];
-
-// What earlier runs of the other entries measured (same number of calls),
-// so the table fills in as the reader visits the tabs.
-const measured = new Map();
 
 export default {
   id: 'compare',
   title: 'Three entries: allocation per call',
+  short: 'Three entries',
   source: '000_*.txt, x-compare: one value through the three entries, allocation of one call after warm-up',
   lines: [
     { code: 'byte[] bytes = MessagePackSerializer.Serialize(value);', c: 'sp_to_array(sp_format_value, &v, NULL, &out, NULL)' },
@@ -31,30 +28,33 @@ export default {
     { code: 'MessagePackSerializer.Serialize(ms, value);', c: 'sp_to_stream(sink, ctx, sp_format_value, &v, NULL, NULL)' },
   ],
   cases: [
-    { id: 'array', label: 'byte[] (to_array)', entry: 0, lines: [0], text: 'Writes into the thread\'s 64 KiB scratch; over it, migrates to a pooled sequence; then copies the result into a new array.' },
-    { id: 'output', label: 'IBufferWriter (to_output)', entry: 1, lines: [2, 3], text: 'Writes straight into the caller\'s buffer, reused from call to call.' },
-    { id: 'stream', label: 'Stream (to_stream)', entry: 2, lines: [5, 6], text: 'Writes into pooled segments, one at a time: each goes to the stream as soon as it is full, then back to the pool.' },
+    { id: 'array', label: 'byte[] (to_array)', short: 'byte[]', entry: 0, lines: [0], text: 'Writes into the thread\'s 64 KiB scratch; over it, migrates to a pooled sequence; then copies the result into a new array.' },
+    { id: 'output', label: 'IBufferWriter (to_output)', short: 'IBufferWriter', entry: 1, lines: [2, 3], text: 'Writes straight into the caller\'s buffer, reused from call to call.' },
+    { id: 'stream', label: 'Stream (to_stream)', short: 'Stream', entry: 2, lines: [5, 6], text: 'Writes into pooled segments, one at a time: each goes to the stream as soon as it is full, then back to the pool.' },
   ],
   inputs: [
     { name: 'calls', label: 'Measured calls', type: 'select', default: '2000',
       options: [['200', '200'], ['2000', '2,000 (as the document)']] },
   ],
 
+  /** One traced call of the case's entry, then the document's measurement
+   *  of all three entries (so the table is whole whichever tab is open). */
   run(runner, caseIndex, input) {
     const c = this.cases[caseIndex];
     const n = Number(input.calls) || 2000;
     const trace = runner.entry({ entry: c.entry, big: false });
-    const small = runner.measure({ entry: c.entry, big: false, warm: 200, n });
-    const big = runner.measure({ entry: c.entry, big: true, warm: 200, n });
-    measured.set(`${c.entry}/${n}`, { small, big });
-    return { trace, small, big, n, measured: new Map(measured) };
+    const rows = this.cases.map((k) => ({
+      small: runner.measure({ entry: k.entry, big: false, warm: 200, n }),
+      big: runner.measure({ entry: k.entry, big: true, warm: 200, n }) }));
+    return { trace, rows, n };
   },
 
   steps(data, walk, caseIndex) {
     const c = this.cases[caseIndex];
     const frames = [`Serialize (${c.label.split(' ')[0]})`];
     const [first, last] = [c.lines[0], c.lines[c.lines.length - 1]];
-    if (c.lines.length > 1) walk.emit({ line: first, frames: [], why: c.entry === 1
+    const table = (upto) => tableOf(this.cases, data, upto);
+    if (c.lines.length > 1) walk.emit({ line: first, frames: [], table: table(0), why: c.entry === 1
       ? 'The caller keeps one buffer writer and only resets its written count.'
       : 'The caller keeps one stream and only resets its length.' });
     let written = 0, sample = new Uint8Array(0), where = 'scratch';
@@ -65,27 +65,54 @@ export default {
       if (e.kind === 'WRITE') {
         if (e.buffer === 'output') where = 'the caller\'s buffer';
         written += e.size;
-        sample = new Uint8Array([...sample, ...e.bytes]).slice(0, 24);
+        if (sample.length < 24) sample = Uint8Array.from([...sample, ...e.bytes.slice(0, 24 - sample.length)]);
       }
       if (e.kind === 'COPY_OUT' || e.kind === 'SINK' || e.kind === 'EXIT' && e.depth === 1 && c.entry === 1) {
-        walk.emit({ line: last, frames: [...frames, 'formatter'], name: 'written',
+        walk.emit({ line: last, frames: [...frames, 'formatter'], name: 'written', table: table(0),
           why: `The small object (Small {7, "inner", 1.5}): ${fmt(written)} bytes written into ${where}: ${hex(sample, 17)}.` });
-        walk.emit({ line: last, frames, name: 'handed-out',
+        walk.emit({ line: last, frames, name: 'handed-out', table: table(0),
           why: e.kind === 'COPY_OUT' ? `Copies them into a new array of exactly ${fmt(fact.size)} bytes: the one allocation of the call.`
             : e.kind === 'SINK' ? `Hands the segment (${fmt(fact.size)} B) to the stream, then gives it back to the pool.`
               : 'Commits them to the caller\'s buffer. Nothing was allocated.' });
         while (!walk.done()) walk.next();
       }
     }
-    const seen = (i) => (data.measured && data.measured.get(`${this.cases[i].entry}/${data.n}`)) || {};
-    const table = (upto) => this.cases.map((k, i) => ({ label: k.label, doc: DOC[i],
-      small: i === caseIndex ? (upto >= 1 ? data.small : null) : seen(i).small,
-      big: i === caseIndex ? (upto >= 2 ? data.big : null) : seen(i).big }));
+    const own = data.rows[caseIndex];
     walk.emit({ line: last, frames, name: 'measured-small', table: table(1),
-      why: `Small object (${fmt(data.small.length)} B): after 200 warm-up calls, ${fmt(data.n)} calls allocated ${fmt(data.small.bytesPerCall)} B each (${fmt(data.small.allocsPerCall)} allocation${data.small.allocsPerCall === 1 ? '' : 's'}). The document measured ${DOC[caseIndex].small} in .NET.` });
+      why: `Small object (${fmt(own.small.length)} B): after 200 warm-up calls, ${fmt(data.n)} calls allocated ${fmt(own.small.bytesPerCall)} B each (${allocs(own.small)}), measured for all three entries.${caseIndex === 0 ? ` The document says 48 B: the same one array, counted as .NET counts it (${dotnetNote(own.small.length)}).` : ` The document measured ${fmt(DOC[caseIndex].small)} B in .NET.`}` });
     walk.emit({ line: last, frames, name: 'measured-big', table: table(2),
-      why: `Big object (${fmt(data.big.length)} B): ${fmt(data.big.bytesPerCall)} B per call. The document measured ${DOC[caseIndex].big}.`,
-      out: `${c.label}: ${fmt(data.small.bytesPerCall)} B per call (small), ${fmt(data.big.bytesPerCall)} B per call (big), measured by the module's counters` });
-    return { skip: this.lines.map((_, i) => i).filter((i) => !c.lines.includes(i)), note: c.text };
+      why: `Big object (${fmt(own.big.length)} B): ${fmt(own.big.bytesPerCall)} B per call (${allocs(own.big)}).${caseIndex === 0 ? ` In .NET terms ${fmt(dotnetArrayBytes(own.big.bytesPerCall))} B; the document measured ${fmt(DOC[0].big)} B.` : ` The document measured ${fmt(DOC[caseIndex].big)} B.`}`,
+      out: `${c.label}: ${fmt(own.small.bytesPerCall)} B per call (small), ${fmt(own.big.bytesPerCall)} B per call (big), from the module's allocation counters` });
+    return { skip: this.lines.map((_, i) => i).filter((i) => !c.lines.includes(i)),
+      note: `${c.text} ${whyNot48(data.rows[0].small)}` };
   },
 };
+
+const allocs = (m) => `${fmt(m.allocsPerCall)} allocation${m.allocsPerCall === 1 ? '' : 's'}`;
+
+// The document's 48 B against what the module measured for to_array.
+function whyNot48(m) {
+  return `Why ${fmt(m.bytesPerCall)} B here and ${fmt(DOC[0].small)} B in the document: scratchpack counts the bytes it asks its allocator for, the ${fmt(m.length)}-byte result; .NET counts the array object, ${dotnetNote(m.length)} (001_*.txt: new byte[16] is 40 B).`;
+}
+
+function dotnetNote(n) {
+  return `a 24-byte header (object header, type pointer, length) plus ${fmt(n)} B, rounded up to 8: ${fmt(dotnetArrayBytes(n))} B`;
+}
+
+// The table: measured small (upto >= 1) and big (upto >= 2) for every entry,
+// what .NET would count for the same allocations, and the document's figures.
+function tableOf(cases, data, upto) {
+  const size = (k) => (data.rows[0] ? data.rows[0][k].length : 0);
+  const dotnet = (m) => (m.allocsPerCall > 0 ? dotnetArrayBytes(m.bytesPerCall / m.allocsPerCall) * m.allocsPerCall : 0);
+  return {
+    head: ['entry', `small (${fmt(size('small'))} B)`, `big (${fmt(size('big'))} B)`, 'counted as .NET counts', 'document (.NET)'],
+    rows: cases.map((k, i) => {
+      const r = data.rows[i];
+      const cell = (m, on) => (on ? `${fmt(m.bytesPerCall)} B` : null);
+      const net = upto >= 2 ? `${fmt(dotnet(r.small))} B / ${fmt(dotnet(r.big))} B` : upto >= 1 ? `${fmt(dotnet(r.small))} B / —` : null;
+      const same = upto >= 2 && dotnet(r.small) === DOC[i].small && dotnet(r.big) === DOC[i].big;
+      return { label: k.label, cells: [cell(r.small, upto >= 1), cell(r.big, upto >= 2), net,
+        `${fmt(DOC[i].small)} B / ${fmt(DOC[i].big)} B${DOC[i].note ? ` (${DOC[i].note})` : ''}`], same };
+    }),
+  };
+}

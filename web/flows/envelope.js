@@ -14,6 +14,7 @@ const L = { HEAD: 0, TAKE: 2, ALLOC: 3, BUSY: 4, WRITER: 5, FORMAT: 6, RETURN: 7
 export default {
   id: 'envelope',
   title: 'A nested to_array call',
+  short: 'Nested call',
   source: '000_*.txt, second x-flow: the envelope formatter calls the byte[] entry inside a formatter (source abridged)',
   lines: [
     { code: 'public static byte[] Serialize<T>(T value, MessagePackSerializerOptions? options = null, ...)', c: 'sp_to_array(fn, value, opt, &out, &err)' },
@@ -34,9 +35,9 @@ export default {
     { code: '}' },
   ],
   cases: [
-    { id: 'legacy', label: 'Outer byte[] entry (MessagePack-CSharp: overwritten)', mode: 0 },
-    { id: 'output', label: 'Outer IBufferWriter entry', mode: 1 },
-    { id: 'safe', label: 'Outer byte[] entry, scratchpack\'s safe default', mode: 2 },
+    { id: 'legacy', label: 'Outer byte[] entry (MessagePack-CSharp: overwritten)', short: 'Legacy byte[]', mode: 0 },
+    { id: 'output', label: 'Outer IBufferWriter entry', short: 'IBufferWriter', mode: 1 },
+    { id: 'safe', label: 'Outer byte[] entry, scratchpack\'s safe default', short: 'Safe byte[]', mode: 2 },
   ],
   inputs: [
     { name: 'before', label: 'Before', type: 'text', default: 'AAAAAAAAAA' },
@@ -44,10 +45,17 @@ export default {
     { name: 'name', label: 'Inner.Name', type: 'text', default: 'inner' },
   ],
 
+  /** The case, and a reference run whose nested call cannot overwrite
+   *  anything (legacy: the outer IBufferWriter entry, as the document's
+   *  table; the safe cases: the other safe one): its result is what the
+   *  outer call should have returned. */
   run(runner, caseIndex, input) {
     const c = this.cases[caseIndex];
-    return { trace: runner.envelope({ mode: c.mode, before: input.before ?? 'AAAAAAAAAA',
-      id: Number(input.id ?? 7) | 0, name: input.name ?? 'inner' }) };
+    const args = { before: input.before ?? 'AAAAAAAAAA', id: Number(input.id ?? 7) | 0, name: input.name ?? 'inner' };
+    const refMode = c.mode === 1 ? 2 : 1;
+    const reference = runner.envelope({ mode: refMode, ...args });
+    return { trace: runner.envelope({ mode: c.mode, ...args }), expected: reference.result,
+      expectedLabel: refMode === 1 ? 'expected: the outer IBufferWriter entry\'s result' : 'expected: scratchpack\'s safe default\'s result' };
   },
 
   steps(data, walk, caseIndex) {
@@ -100,14 +108,15 @@ export default {
             state: `${where(w.key)} 0–${outerHead - 1} = ${hex(w.sample, 12)}` });
         } else if (depth > 1) {
           wroteInner = true;
-          const over = overwritten(walk);
+          const over = changedIn(walk, CELL.OVERWRITTEN);
           walk.emit({ line, frames, name: 'inner-written', overwritten: over,
-            why: over > 0 ? `The inner result, ${fmt(w.bytes)} bytes, lands on top of the ${fmt(over)} bytes the outer call had written.`
+            why: over > 0 ? `The inner result, ${fmt(w.bytes)} bytes, lands on top of the ${fmt(over)} bytes the outer call had written: each red cell shows what it was before.`
               : `The inner call writes its ${fmt(w.bytes)} bytes into ${w.key.startsWith('seg') ? 'its own segment' : 'the scratch'}; the outer bytes are untouched.`,
             state: `${where(w.key)} 0–${w.bytes - 1} = ${hex(w.sample, 12)}${over ? ' (overwritten)' : ''}` });
         } else {
-          walk.emit({ line, frames, name: 'outer-rest',
-            why: `The outer writer goes on at offset ${fmt(outerHead)}: bin (C4 ${w.bytes > 2 ? hex(w.sample.slice(1, 2)) : ''} + the inner bytes) and After, ${fmt(w.bytes)} bytes.${c.mode === 0 ? ' It does not know its first bytes changed.' : ''}` });
+          const leftovers = changedIn(walk, CELL.REWRITTEN);
+          walk.emit({ line, frames, name: 'outer-rest', rewritten: leftovers,
+            why: `The outer writer goes on at offset ${fmt(outerHead)}: bin (C4 ${w.bytes > 2 ? hex(w.sample.slice(1, 2)) : ''} + the inner bytes) and After, ${fmt(w.bytes)} bytes.${c.mode === 0 ? ' It does not know its first bytes changed.' : ''}${leftovers ? ` Its first ${fmt(leftovers)} bytes land on the nested call's leftovers (rewritten: harmless, the inner result was already copied out).` : ''}` });
         }
       } else if (e.kind === 'COPY_OUT') {
         const frames = stack[stack.length - 1];
@@ -115,13 +124,20 @@ export default {
         drainToExit(walk);
         stack.pop();
         const outer = e.depth === 1;
-        walk.emit({ line: L.RETURN, frames, name: outer ? 'outer-return' : 'inner-return',
-          why: outer ? `Returns without an error: ${fmt(out.size)} bytes copied out of the ${out.from}.`
-            : `The inner result is copied into a new array (${fmt(out.size)} B) and returned normally.`,
-          out: outer ? readBack(trace) : undefined });
+        if (!outer) {
+          walk.emit({ line: L.RETURN, frames, name: 'inner-return',
+            why: `The inner result is copied into a new array (${fmt(out.size)} B) and returned normally.` });
+          continue;
+        }
+        const over = overwrittenIn(walk.mc, 'result1');          // the outer call is call 1
+        const d = diff(data, trace);
+        const differ = countDiffering(d);
+        walk.emit({ line: L.RETURN, frames, name: 'outer-return', diff: d,
+          why: `Returns without an error: ${fmt(out.size)} bytes copied out of the ${out.from}.${over ? ` ${fmt(over)} of them were written by the nested call, flagged in the result; ${fmt(differ)} differ from what the outer call should have returned${differ < over ? ' (the others happen to hold the same value)' : ''}: see expected against actual.` : ''}`,
+          out: readBack(trace) });
       } else if (e.kind === 'EXIT' && e.depth === 1) {
         walk.next();
-        walk.emit({ line: L.OUT_FLUSH, frames: stack.pop(), name: 'outer-return',
+        walk.emit({ line: L.OUT_FLUSH, frames: stack.pop(), name: 'outer-return', diff: diff(data, trace),
           why: `Flush: ${fmt(e.size)} bytes committed to the caller's buffer.`, out: readBack(trace) });
       } else {
         walk.next();
@@ -154,13 +170,34 @@ function writes(walk) {
   return { bytes, key, sample: Uint8Array.from(sample) };
 }
 
-function overwritten(walk) {
+// Cells in `state` among those changed since the last step.
+function changedIn(walk, state) {
   let n = 0;
   for (const [key, cells] of walk.mc.changed) {
     const b = walk.mc.buffers.get(key);
-    for (const i of cells) if (b.state[i] === CELL.OVERWRITTEN) n++;
+    for (const i of cells) if (b.state[i] === state) n++;
   }
   return n;
+}
+
+function overwrittenIn(mc, key) {
+  const b = mc.buffers.get(key);
+  let n = 0;
+  if (b) for (let i = 0; i < b.used; i++) if (b.state[i] === CELL.OVERWRITTEN) n++;
+  return n;
+}
+
+function countDiffering(d) {
+  const a = d.expected.bytes, b = d.actual.bytes;
+  let n = Math.abs(a.length - b.length);
+  for (let i = 0; i < Math.min(a.length, b.length); i++) if (a[i] !== b[i]) n++;
+  return n;
+}
+
+// The outer result against the reference run's.
+function diff(data, trace) {
+  return { expected: { label: data.expectedLabel || 'expected', bytes: data.expected || new Uint8Array(0) },
+    actual: { label: 'actual: this call\'s result', bytes: trace.result } };
 }
 
 function drainToExit(walk) {

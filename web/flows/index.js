@@ -1,7 +1,7 @@
 // flows/index.js -- the flows the page plays, in tab order, and the one
 // function that turns a flow's run data into a model. Owns nothing else.
 
-import { createModel, walker } from '../model.js';
+import { createModel, layout, walker } from '../model.js';
 import writer from './writer.js';
 import envelope from './envelope.js';
 import compare from './compare.js';
@@ -13,9 +13,13 @@ export function flowById(id) {
   return FLOWS.find((f) => f.id === id) || FLOWS[0];
 }
 
-/** The model of one case from its run data (pure: no module, no DOM). */
+/** The model of one case from its run data (pure: no module, no DOM). Its
+ *  memory is laid out for drawing (model.js layout) and its legend is the
+ *  cell states the case uses, or the flow's own. */
 export function buildModel(flow, caseIndex, data) {
   const w = walker(data.trace ? data.trace.events : []);
   const extra = flow.steps(data, w, caseIndex) || {};
-  return createModel(flow.id, caseIndex, w.steps, { ...extra, result: data.trace?.result, live: !!data.live });
+  const states = layout(w.steps);
+  return createModel(flow.id, caseIndex, w.steps, { ...extra, legend: flow.legend || states,
+    result: data.trace?.result, overflow: !!data.trace?.overflow });
 }

@@ -14,6 +14,7 @@ const utf8Length = (s) => new TextEncoder().encode(s).length;
 export default {
   id: 'writer',
   title: 'to_array: scratch, then sequence',
+  short: 'Scratch → sequence',
   source: '000_*.txt, first x-flow: the byte[] entry\'s writer in its two modes (code abridged)',
   lines: [
     { code: 'scratchArray ??= new byte[65536];            // once per thread', c: 'sp_scratch_acquire(size, legacy, &fresh)' },
@@ -26,8 +27,8 @@ export default {
     { code: '    sequence mode: Flush(); var r = sequence.ToArray(); rental.Dispose(); return r;', c: 'sp_seq_copy_to(w->seq, out->data); sp_writer_release(w)' },
   ],
   cases: [
-    { id: 'fits', label: 'The result fits in the scratch', nints: 1, text: 'hi' },
-    { id: 'exceeds', label: 'The result exceeds the scratch', nints: 6, text: 'ABCD' },
+    { id: 'fits', label: 'The result fits in the scratch', short: 'Fits', nints: 1, text: 'hi' },
+    { id: 'exceeds', label: 'The result exceeds the scratch', short: 'Exceeds', nints: 6, text: 'ABCD' },
   ],
   inputs: [
     { name: 'scratch', label: 'Scratch size', type: 'select', default: '8',
@@ -36,15 +37,22 @@ export default {
   ],
 
   /** The value the case writes: [1, .. nints, text], the text repeated in the
-   *  second case until the result exceeds the scratch. */
+   *  second case until the result just exceeds the scratch. The number of
+   *  repetitions is found by bisection over the size formula (the size grows
+   *  with them), so a 1-byte text at 65,536 B costs one repeat(), not 65,000
+   *  re-encodings. */
   value(c, input) {
     const scratch = Number(input.scratch) || 8;
-    const unit = input.text === undefined ? c.text : input.text;
-    let text = unit, reps = 1;
-    const size = (s) => 1 + c.nints + strHeaderSize(utf8Length(s)) + utf8Length(s);
-    if (c.id === 'exceeds' && unit.length > 0)
-      while (size(text) <= scratch) { text += unit; reps++; }
-    return { nints: c.nints, text, reps, scratch, size: size(text) };
+    const unit = input.text === undefined ? c.text : String(input.text);
+    const len = utf8Length(unit);
+    const size = (reps) => 1 + c.nints + strHeaderSize(len * reps) + len * reps;
+    let reps = 1;
+    if (c.id === 'exceeds' && len > 0 && size(1) <= scratch) {
+      let lo = 1, hi = Math.ceil((scratch + 1) / len);         // size(lo) <= scratch < size(hi)
+      while (hi - lo > 1) { const mid = (lo + hi) >> 1; if (size(mid) > scratch) hi = mid; else lo = mid; }
+      reps = hi;
+    }
+    return { nints: c.nints, text: unit.repeat(reps), reps, scratch, size: size(reps) };
   },
 
   run(runner, caseIndex, input) {
@@ -79,10 +87,14 @@ export default {
               : `The formatter writes ${fmt(chunk.bytes)} bytes into the scratch (${hex(chunk.sample, 12)}), each reservation exactly its size.`,
             state: `${migrated ? 'written so far' : 'scratch'}: ${fmt(written)} B` });
         }
-        if (chunk.miss) {
+        if (chunk.miss && migrated) {
+          walk.next();                                      // a segment filled: the sequence rents the next
+        } else if (chunk.miss) {
+          walk.next();                                      // the RESERVE that did not fit: on the gauge now
+          const left = scratchSize - chunk.miss.offset;
           walk.emit({ line: L.ENSURE, verdict: true, frames: inFormatter, name: 'ensure-miss',
-            why: `It asks for ${fmt(chunk.miss.size)} bytes at offset ${fmt(chunk.miss.offset)}; only ${fmt(scratchSize - chunk.miss.offset)} of ${fmt(scratchSize)} are left, so EnsureMore runs.` });
-          walk.next();                                      // the RESERVE that did not fit
+            why: `It asks for ${fmt(chunk.miss.size)} bytes at offset ${fmt(chunk.miss.offset)}; only ${fmt(left)} of ${fmt(scratchSize)} are left (${fmt(chunk.miss.size - left)} B short), so EnsureMore runs.`,
+            state: `scratch: ${fmt(chunk.miss.offset)} of ${fmt(scratchSize)} B used; asks ${fmt(chunk.miss.size)} more: overflows by ${fmt(chunk.miss.size - left)} B` });
         } else if (!migrated && walk.peek()?.kind === 'COPY_OUT') {
           walk.emit({ line: L.ENSURE, verdict: false, frames: inFormatter, name: 'ensure-fits',
             why: `Every reservation fit: ${fmt(written)} of ${fmt(scratchSize)} bytes used. EnsureMore never runs.` });
@@ -92,8 +104,8 @@ export default {
         const m = walk.next().fact;                         // MIGRATE
         migrated = true;
         walk.emit({ line: L.MIGRATE, frames: inFormatter, name: 'migrate', migrated: m.size,
-          why: `Rents a sequence: segment 0, ${fmt(seg.size)} B, from ${seg.tier}. Copies the ${fmt(m.size)} bytes written so far into it. The writer never comes back to the scratch.`,
-          state: `segment 0: ${fmt(m.size)} B copied` });
+          why: `Rents a sequence: segment 0, ${fmt(seg.size)} B, from ${seg.tier}. Copies the ${fmt(m.size)} bytes written so far into it. The scratch is abandoned (grey): the writer never comes back to it.`,
+          state: `segment 0: ${fmt(m.size)} B copied from the scratch` });
       } else if (e.kind === 'COPY_OUT') {
         walk.emit({ line: L.FLUSH, frames,
           why: `FlushAndGetArray: the copy depends on where the writer ended, in the ${migrated ? 'sequence' : 'scratch'}.` });

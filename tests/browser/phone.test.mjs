@@ -1,0 +1,97 @@
+// phone.test.mjs -- the page at 360 and 390 px wide: no flow scrolls
+// sideways, the playback bar stays on screen wherever the reader scrolls,
+// the step's explanation and memory are on screen above it as the page
+// opens, the code is collapsed and opens on demand, and the layout stays
+// put from step to step.
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { join } from 'node:path';
+import { goHash, openPage, shots, startBrowser, startServer } from './harness.mjs';
+
+const CASES = ['#flow=writer&case=fits', '#flow=writer&case=exceeds&scratch=65536', '#flow=envelope&case=legacy',
+  '#flow=envelope&case=safe', '#flow=compare&case=array', '#flow=fanout&case=shared', '#flow=fanout&case=nopool'];
+
+let server, browser;
+before(async () => {
+  server = await startServer();
+  browser = await startBrowser();
+});
+after(async () => {
+  await browser?.stop();
+  server?.stop();
+});
+
+// Where things are, in viewport pixels.
+const boxes = (page) => page.evaluate(() => {
+  const r = (s) => document.querySelector(s).getBoundingClientRect();
+  return { width: innerWidth, height: innerHeight, scrollWidth: document.documentElement.scrollWidth,
+    bar: r('.transport'), play: r('#play'), scrub: r('#scrub'), why: document.querySelector('#caption .cap.on') ? r('#caption .cap.on') : document.getElementById('why').textContent, memory: r('#memory') };
+});
+
+for (const width of [360, 390]) {
+  test(`at ${width} px: no sideways scroll, the bar always on screen, the explanation and memory above it`, async () => {
+    const page = await openPage(browser.ctx, `${server.url}#flow=writer`, { viewport: { width, height: 800 } });
+    for (const h of CASES) {
+      await goHash(page, h);
+      for (const at of ['first', 'last']) {
+        await page.keyboard.press(at === 'first' ? 'Home' : 'End');
+        await page.evaluate(() => window.scrollTo(0, 0));
+        const b = await boxes(page);
+        assert.ok(b.scrollWidth <= b.width, `${h} ${at}: ${b.scrollWidth} px wide at ${width}`);
+        for (const k of ['play', 'scrub']) assert.ok(b[k].top >= 0 && b[k].bottom <= b.height && b[k].right <= b.width, `${h}: ${k} on screen`);
+        assert.ok(b.why.top < b.bar.top && b.why.bottom > 0, `${h} ${at}: the explanation is on screen (${b.why.top})`);
+        assert.ok(b.memory.top + 40 < b.bar.top, `${h} ${at}: memory starts on screen above the bar (${b.memory.top} < ${b.bar.top})`);
+      }
+      await page.evaluate(() => window.scrollTo(0, document.body.scrollHeight));
+      const b = await boxes(page);
+      assert.ok(b.play.top >= 0 && b.play.bottom <= b.height, `${h}: play on screen at the bottom of the page`);
+    }
+    await page.screenshot({ path: join(shots, `phone-${width}.png`) });
+    assert.deepEqual(page.errors, []);
+    await page.close();
+  });
+}
+
+test('on a phone the code is collapsed, says its current line, and opens', async () => {
+  const page = await openPage(browser.ctx, `${server.url}#flow=envelope&case=legacy&step=inner-written`, { viewport: { width: 390, height: 844 } });
+  assert.equal(await page.evaluate(() => document.getElementById('code-box').open), false);
+  assert.equal(await page.isVisible('#code li'), false);
+  assert.match(await page.textContent('#code-summary'), /^line 7: Serialize\(ref msgpackWriter/);
+  await page.click('#code-box > summary');
+  assert.equal(await page.isVisible('#code li.current'), true);
+  await page.close();
+});
+
+test('the playback bar stays put from flow to flow', async () => {
+  for (const viewport of [{ width: 1440, height: 900 }, { width: 390, height: 844 }]) {
+    const page = await openPage(browser.ctx, `${server.url}#flow=writer`, { viewport });
+    const at = new Set();
+    for (const flow of ['writer', 'envelope', 'compare', 'fanout']) {
+      await page.click(`#tab-${flow}`);
+      await page.evaluate(() => window.__player.busy);
+      at.add(await page.$eval('#play', (p) => { const r = p.getBoundingClientRect(); return `${Math.round(r.left)},${Math.round(r.top)}`; }));
+    }
+    assert.equal(at.size, 1, `${viewport.width}: play at ${[...at].join(' | ')}`);
+    await page.close();
+  }
+});
+
+test('the memory and the playback bar stay put from step to step', async () => {
+  for (const [viewport, h] of [[{ width: 1440, height: 900 }, '#flow=envelope&case=legacy'], [{ width: 390, height: 844 }, '#flow=envelope&case=legacy'],
+    [{ width: 1440, height: 900 }, '#flow=writer&case=exceeds&scratch=65536'], [{ width: 1440, height: 900 }, '#flow=fanout&case=shared']]) {
+    const page = await openPage(browser.ctx, `${server.url}${h}`, { viewport });
+    const seen = new Set();
+    const n = await page.evaluate(() => window.__player.model.steps.length);
+    for (let i = 0; i < n; i++) {
+      const b = await page.evaluate(() => {
+        const m = document.getElementById('memory').getBoundingClientRect(), p = document.getElementById('play').getBoundingClientRect();
+        const cells = document.querySelectorAll('#memory .buffer .cell').length;
+        return `memory at ${Math.round(m.top + scrollY)}, play at ${Math.round(p.left)},${Math.round(p.top)}, ${cells} cells`;
+      });
+      seen.add(b);
+      await page.keyboard.press('ArrowRight');
+    }
+    assert.equal(seen.size, 1, `${viewport.width} ${h}: ${[...seen].join(' | ')}`);
+    await page.close();
+  }
+});

@@ -1,0 +1,46 @@
+// worker.js -- the page's worker: loads the page's module (trace.js), runs
+// a flow and builds its model (flows/, model.js), so that no module call
+// and no trace replay ever runs on the page's main thread (the 64 KiB
+// writer case, the 2,000-call measurements and the fan-out's polling are
+// all here). Owns: its side of the protocol with runner.js. A run asked
+// for while another runs waits, and only the newest one waiting is run.
+//   in:  { type: 'run', id, flowId, caseIndex, input }
+//   out: { type: 'ready', threaded } | { type: 'failed', message }
+//        { type: 'progress', id, text } | { type: 'model', id, model } | { type: 'error', id, message }
+
+import { loadFlows, recordedFanout } from './trace.js';
+import { buildModel, flowById } from './flows/index.js';
+
+let runner = null, waiting = null, running = false;
+
+const loaded = loadFlows().then((r) => {
+  runner = Object.assign(r, { recordedFanout: () => recordedFanout() });
+  postMessage({ type: 'ready', threaded: r.threaded });
+}, (e) => postMessage({ type: 'failed', message: e.message }));
+
+self.onmessage = (ev) => {
+  if (ev.data.type !== 'run') return;
+  waiting = ev.data;
+  pump();
+};
+
+async function pump() {
+  if (running) return;
+  running = true;
+  await loaded;
+  while (waiting) {
+    const req = waiting;
+    waiting = null;
+    try {
+      if (!runner) throw new Error('the WebAssembly module did not load');
+      const flow = flowById(req.flowId);
+      const data = await flow.run(runner, req.caseIndex, req.input,
+        (text) => postMessage({ type: 'progress', id: req.id, text }));
+      postMessage({ type: 'model', id: req.id, model: buildModel(flow, req.caseIndex, data) });
+    } catch (e) {
+      postMessage({ type: 'error', id: req.id, message: e.message });
+    }
+    await new Promise((r) => setTimeout(r, 0));       // newer requests land in `waiting`
+  }
+  running = false;
+}
