@@ -18,6 +18,7 @@
 
 #include "fixtures.h"
 #include "sp_test.h"
+#include "lz4_layout.h"
 #include "test_util.h"
 #include "../../bench/workload_bytes.h"
 
@@ -115,103 +116,6 @@ static void compress_bytes(sp_compression mode, const void *data, size_t len, sp
   CHECK(sp_writer_flush(&w) == SP_OK);
 }
 
-/* ---- the documented layout, read independently ------------------------------------- */
-
-static uint32_t be32(const uint8_t *p) {
-  return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
-
-/* An ext header at b: its size (0 if none), body length and type. */
-static size_t ext_at(const uint8_t *b, size_t n, uint32_t *len, int *type) {
-  if (n >= 2 && b[0] >= 0xd4 && b[0] <= 0xd8) { *len = 1u << (b[0] - 0xd4); *type = (int8_t)b[1]; return 2; }
-  if (n >= 3 && b[0] == 0xc7) { *len = b[1]; *type = (int8_t)b[2]; return 3; }
-  if (n >= 4 && b[0] == 0xc8) { *len = (uint32_t)b[1] << 8 | b[2]; *type = (int8_t)b[3]; return 4; }
-  if (n >= 6 && b[0] == 0xc9) { *len = be32(b + 1); *type = (int8_t)b[5]; return 6; }
-  return 0;
-}
-
-/* A non-negative int at b in its fixint/cc/cd/ce form: its size, or 0. */
-static size_t uint_at(const uint8_t *b, size_t n, uint64_t *v) {
-  if (n >= 1 && b[0] <= 0x7f) { *v = b[0]; return 1; }
-  if (n >= 2 && b[0] == 0xcc) { *v = b[1]; return 2; }
-  if (n >= 3 && b[0] == 0xcd) { *v = (uint64_t)b[1] << 8 | b[2]; return 3; }
-  if (n >= 5 && b[0] == 0xce) { *v = be32(b + 1); return 5; }
-  return 0;
-}
-
-#define MAX_BLOCKS 64
-
-typedef struct layout {
-  int ext;                          /* 99 or 98 */
-  size_t header;                    /* bytes before the first block (Lz4Block: ext + d2) */
-  size_t nblocks;
-  uint64_t plain[MAX_BLOCKS];       /* each block's stated plain length */
-  const uint8_t *block[MAX_BLOCKS];
-  size_t block_len[MAX_BLOCKS];
-} layout;
-
-/* ext(99, 5 + L) d2 <u32 plain> <L bytes>, exactly n bytes. */
-static int parse_lz4block(const uint8_t *b, size_t n, layout *l) {
-  uint32_t len;
-  int type;
-  size_t h = ext_at(b, n, &len, &type);
-  if (h == 0 || type != 99 || n != h + len || len < 6 || b[h] != 0xd2) return 0;
-  l->ext = 99;
-  l->header = h + 5;
-  l->nblocks = 1;
-  l->plain[0] = be32(b + h + 1);
-  l->block[0] = b + h + 5;
-  l->block_len[0] = len - 5;
-  return 1;
-}
-
-/* array(N + 1) ext(98, lengths) N x (c6 <u32 L> <L bytes>), exactly n bytes. */
-static int parse_lz4blockarray(const uint8_t *b, size_t n, layout *l) {
-  size_t at, h, count, end;
-  uint32_t len;
-  int type;
-  if (n >= 1 && (b[0] & 0xf0) == 0x90) { count = b[0] & 15u; at = 1; }
-  else if (n >= 3 && b[0] == 0xdc) { count = (size_t)b[1] << 8 | b[2]; at = 3; }
-  else return 0;
-  if (count < 1 || count - 1 > MAX_BLOCKS || (h = ext_at(b + at, n - at, &len, &type)) == 0 || type != 98)
-    return 0;
-  l->ext = 98;
-  l->nblocks = count - 1;
-  at += h;
-  end = at + len;
-  for (size_t i = 0; i < l->nblocks; i++) {
-    size_t k = uint_at(b + at, end - at, &l->plain[i]);
-    if (k == 0 || at + k > end) return 0;
-    at += k;
-  }
-  if (at != end) return 0;
-  l->header = at;
-  for (size_t i = 0; i < l->nblocks; i++) {
-    if (n - at < 5 || b[at] != 0xc6 || n - at - 5 < be32(b + at + 1)) return 0;
-    l->block_len[i] = be32(b + at + 1);
-    l->block[i] = b + at + 5;
-    at += 5 + l->block_len[i];
-  }
-  return at == n;
-}
-
-/* The plain message a layout holds, each block decompressed to exactly its
-** stated length, in *out (freed by the caller). */
-static int inflate_layout(const layout *l, sp_bytes *out) {
-  uint64_t total = 0;
-  int ok = 1;
-  for (size_t i = 0; i < l->nblocks; i++) total += l->plain[i];
-  out->len = (size_t)total;
-  out->data = xmalloc(out->len);
-  total = 0;
-  for (size_t i = 0; i < l->nblocks && ok; i++) {
-    ok = sp_lz4_decompress_exact(l->block[i], l->block_len[i], out->data + total,
-                                 (size_t)l->plain[i]) == SP_OK;
-    total += l->plain[i];
-  }
-  return ok;
-}
-
 /* The compressed bytes hold exactly 'plain' in 'mode's layout. */
 static int holds(sp_compression mode, const uint8_t *b, size_t n, const uint8_t *plain, size_t plain_len,
                  layout *l) {
@@ -238,12 +142,6 @@ static void messages_under_64_bytes_are_written_as_they_are(void) {
   pools_close();
 }
 
-/* c4 3e + 62 zeros (64 bytes). Its LZ4 block, by the format's rules: the
-** literals c4 3e 00, a match at offset 1 up to 5 bytes before the end (56
-** bytes: nibble 15 + 37), then the last 5 literals. */
-static const uint8_t block64[13] = {0x3f, 0xc4, 0x3e, 0x00, 0x01, 0x00, 0x25,
-                                    0x50, 0x00, 0x00, 0x00, 0x00, 0x00};
-
 static void a_64_byte_message_is_compressed_in_the_documented_layout(void) {
   static const uint8_t lz4block_head[] = {0xc7, 0x12, 0x63,             /* ext 8, 5 + 13, type 99 */
                                           0xd2, 0x00, 0x00, 0x00, 0x40}; /* int32 64 */
@@ -251,17 +149,17 @@ static void a_64_byte_message_is_compressed_in_the_documented_layout(void) {
                                        0xd4, 0x62, 0x40,              /* fixext 1, type 98: 64 */
                                        0xc6, 0x00, 0x00, 0x00, 0x0d}; /* bin32 of 13 */
   sp_bytes m = zero_bin(62);
-  uint8_t want[sizeof array_head + sizeof block64];
+  uint8_t want[sizeof array_head + sizeof lz4_block64];
   sp_buffer b;
   pools_open(SP_COMPRESSION_NONE);
   packed_of(BLOCK, raw_format, &m, &b);
   memcpy(want, lz4block_head, sizeof lz4block_head);
-  memcpy(want + sizeof lz4block_head, block64, sizeof block64);
-  CHECK_BYTES(b.data, b.len, want, sizeof lz4block_head + sizeof block64);
+  memcpy(want + sizeof lz4block_head, lz4_block64, sizeof lz4_block64);
+  CHECK_BYTES(b.data, b.len, want, sizeof lz4block_head + sizeof lz4_block64);
   sp_buffer_free(&b);
   packed_of(ARRAY, raw_format, &m, &b);
   memcpy(want, array_head, sizeof array_head);
-  memcpy(want + sizeof array_head, block64, sizeof block64);
+  memcpy(want + sizeof array_head, lz4_block64, sizeof lz4_block64);
   CHECK_BYTES(b.data, b.len, want, sizeof want);
   sp_buffer_free(&b);
   bytes_free(&m);
@@ -685,13 +583,12 @@ static void ordinary_arrays_and_exts_are_not_mistaken(void) {
 
 /* ---- corrupt input ---------------------------------------------------------------------------- */
 
-/* The 64-byte message of block64, whole: Lz4Block (21 bytes) and
-** Lz4BlockArray (22 bytes). */
-static size_t lz4block64(uint8_t *b) {
+/* The 64-byte message of lz4_block64 as Lz4Block, whole (21 bytes). */
+static size_t message64(uint8_t *b) {
   static const uint8_t head[] = {0xc7, 0x12, 0x63, 0xd2, 0x00, 0x00, 0x00, 0x40};
   memcpy(b, head, sizeof head);
-  memcpy(b + sizeof head, block64, sizeof block64);
-  return sizeof head + sizeof block64;
+  memcpy(b + sizeof head, lz4_block64, sizeof lz4_block64);
+  return sizeof head + sizeof lz4_block64;
 }
 
 static sp_code decode_code(const uint8_t *b, size_t n, uint64_t max_plain) {
@@ -710,29 +607,29 @@ static void corrupt_lz4blocks_are_rejected_with_clear_codes(void) {
   uint8_t b[64];
   size_t n;
   pools_open(SP_COMPRESSION_NONE);
-  n = lz4block64(b);
+  n = message64(b);
   CHECK(decode_code(b, n, 0) == SP_OK);
   b[4] = 0xff;                                              /* plain length 0xff000040: negative */
   CHECK(decode_code(b, n, 0) == SP_E_MALFORMED);
-  n = lz4block64(b);
+  n = message64(b);
   b[3] = 0xa4;                                              /* a str where the length goes */
   CHECK(decode_code(b, n, 0) == SP_E_MALFORMED);
-  n = lz4block64(b);
+  n = message64(b);
   b[7] = 0x41;                                              /* one byte more than the block holds */
   CHECK(decode_code(b, n, 0) == SP_E_TRUNCATED);
   b[7] = 0x3f;                                              /* one byte less */
   CHECK(decode_code(b, n, 0) == SP_E_MALFORMED);
   b[4] = 0x7f;                                              /* 2 GiB: over the limit */
   CHECK(decode_code(b, n, 0) == SP_E_LENGTH_LIMIT);
-  n = lz4block64(b);
+  n = message64(b);
   CHECK(decode_code(b, n, 63) == SP_E_LENGTH_LIMIT);         /* a limit below the message */
   CHECK(decode_code(b, n, 64) == SP_OK);
   b[6] = 0x0d;                                              /* 3,392 bytes from 13: impossible */
   CHECK(decode_code(b, n, 0) == SP_E_MALFORMED);
-  n = lz4block64(b);
+  n = message64(b);
   b[12] = 0x05;                                             /* match offset 5 after 3 literals */
   CHECK(decode_code(b, n, 0) == SP_E_MALFORMED);
-  n = lz4block64(b);
+  n = message64(b);
   b[1] = 0x05;                                              /* ext of only the length */
   CHECK(decode_code(b, 8, 0) == SP_E_MALFORMED);
   pools_close();
@@ -743,7 +640,7 @@ static void corrupt_lz4blockarrays_are_rejected_with_clear_codes(void) {
   size_t n = 0;
   pools_open(SP_COMPRESSION_NONE);
 #define MSG(...) do { static const uint8_t h_[] = {__VA_ARGS__}; memcpy(b, h_, sizeof h_); \
-                      memcpy(b + sizeof h_, block64, sizeof block64); n = sizeof h_ + sizeof block64; } while (0)
+                      memcpy(b + sizeof h_, lz4_block64, sizeof lz4_block64); n = sizeof h_ + sizeof lz4_block64; } while (0)
   MSG(0x92, 0xd4, 0x62, 0x40, 0xc6, 0x00, 0x00, 0x00, 0x0d);
   CHECK(decode_code(b, n, 0) == SP_OK);
   MSG(0x92, 0xd5, 0x62, 0x40, 0x00, 0xc6, 0x00, 0x00, 0x00, 0x0d);   /* a length too few */
@@ -822,7 +719,7 @@ static void limits_are_checked_before_allocating(void) {
   sp_alloc_stats a;
   size_t n;
   pools_open(SP_COMPRESSION_NONE);
-  n = lz4block64(b);
+  n = message64(b);
   decode_code(b, n, 0);                        /* warm-up */
   b[4] = 0x03;                                 /* 48 MiB from 13 bytes: under the limit, impossible */
   sp_alloc_stats_reset();
