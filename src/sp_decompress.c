@@ -133,7 +133,7 @@ static int rent_sequence(sp_plain *p, sp_reader *in, const limits *lim) {
 
 /* ext(99, len): the plain length, then the block in the rest of the payload. */
 static int open_block(sp_plain *p, sp_reader *in, const limits *lim) {
-  uint64_t at = sp_reader_offset(in), body, plain, k;
+  uint64_t at = sp_reader_offset(in), body, plain = 0, k;
   int8_t type;
   uint32_t len;
   if (!sp_read_ext_header(in, &type, &len)) return 0;
@@ -149,7 +149,7 @@ static int open_block(sp_plain *p, sp_reader *in, const limits *lim) {
 /* Reads the lengths of an ext 98 header of len bytes, which they must fill
 ** exactly; *total gets their sum. */
 static int read_lengths(sp_reader *in, uint64_t at, uint32_t blocks, uint32_t len, uint64_t *total) {
-  uint64_t start = sp_reader_offset(in), v;
+  uint64_t start = sp_reader_offset(in), v = 0;
   if (blocks > len)     /* each length takes a byte at least */
     return sp_reader_fail_at(in, at, SP_E_MALFORMED, "more blocks than the ext 98 header has lengths for", __func__);
   *total = 0;
@@ -181,7 +181,7 @@ static int open_bin(sp_plain *p, sp_reader *in, uint64_t plain, size_t hint) {
 ** blocks through a second reader (the first pass has checked them), so
 ** nothing needs to hold them. */
 static int open_block_array(sp_plain *p, sp_reader *in, const limits *lim) {
-  uint64_t at = sp_reader_offset(in), total, done = 0, plain;
+  uint64_t at = sp_reader_offset(in), total = 0, done = 0, plain = 0;
   uint32_t n, len;
   int8_t type;
   size_t bucket;
