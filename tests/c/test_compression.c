@@ -78,18 +78,6 @@ static void bytes_free(sp_bytes *b) { free(b->data); }
 static const sp_format_fn workloads[WL_COUNT] = {workload_fmt_records, workload_fmt_ints,
                                                  workload_fmt_strings, workload_fmt_big};
 
-/* What the entries wrote, gathered in a buffer the test frees. */
-static int append_sink(void *ctx, const uint8_t *bytes, size_t len) {
-  sp_buffer *dst = ctx;
-  size_t avail;
-  sp_output o = sp_buffer_output(dst);
-  uint8_t *p = o.get_span(dst, len, &avail);
-  if (p == NULL) return 1;
-  memcpy(p, bytes, len);
-  o.advance(dst, len);
-  return 0;
-}
-
 /* The uncompressed message (the reference), in b (the caller frees it). */
 static void plain_of(sp_format_fn fn, const void *value, sp_buffer *b) {
   sp_output out = sp_buffer_output(b);
@@ -231,7 +219,7 @@ static void by_entry(int k, sp_format_fn fn, const void *value, sp_buffer *b) {
   switch (k) {
     case 0:
       CHECK(sp_to_array(fn, value, &opts, &bytes, NULL) == SP_OK);
-      append_sink(b, bytes.data, bytes.len);
+      buffer_sink(b, bytes.data, bytes.len);
       sp_bytes_free(&bytes);
       break;
     case 1: CHECK(sp_to_output(&out, fn, value, &opts, NULL) == SP_OK); break;
@@ -241,17 +229,17 @@ static void by_entry(int k, sp_format_fn fn, const void *value, sp_buffer *b) {
       fixed.data = xmalloc(fixed.cap);
       fout = sp_fixed_output(&fixed);
       CHECK(sp_to_output(&fout, fn, value, &opts, NULL) == SP_OK);
-      append_sink(b, fixed.data, fixed.len);
+      buffer_sink(b, fixed.data, fixed.len);
       free(fixed.data);
       break;
-    case 3: CHECK(sp_to_stream(append_sink, b, fn, value, &opts, NULL) == SP_OK); break;
+    case 3: CHECK(sp_to_stream(buffer_sink, b, fn, value, &opts, NULL) == SP_OK); break;
     case 4:
       sp_entry_begin_stream(&e, NULL, NULL, &opts);
       sp_serialize(&e.w, fn, value);
       CHECK(sp_entry_finish(&e) == SP_OK);
       for (size_t i = 0; i < sp_entry_pieces(&e); i++) {
         p = sp_entry_piece(&e, i, &n);
-        append_sink(b, p, n);
+        buffer_sink(b, p, n);
       }
       CHECK(sp_entry_end(&e, NULL) == SP_OK);
       break;
@@ -259,7 +247,7 @@ static void by_entry(int k, sp_format_fn fn, const void *value, sp_buffer *b) {
       sp_entry_begin_array(&e, &opts);
       sp_serialize(&e.w, fn, value);
       CHECK(sp_entry_finish(&e) == SP_OK && sp_entry_view(&e, &p, &n) == SP_OK);
-      append_sink(b, p, n);
+      buffer_sink(b, p, n);
       CHECK(sp_entry_end(&e, NULL) == SP_OK);
   }
 }
@@ -755,7 +743,7 @@ static per_call measure(sp_compression mode, int wl) {
     sp_buffer_clear(&buf);
     CHECK(sp_to_output(&out, workloads[wl], NULL, &opts, NULL) == SP_OK);
     sp_buffer_clear(&buf);
-    CHECK(sp_to_stream(append_sink, &buf, workloads[wl], NULL, &opts, NULL) == SP_OK);
+    CHECK(sp_to_stream(buffer_sink, &buf, workloads[wl], NULL, &opts, NULL) == SP_OK);
     sp_doc_reset(&doc);
     CHECK(sp_value_decode(b.data, b.len, &d, &doc, &v, NULL) == SP_OK);
     if (wl == WL_INTS) CHECK(sp_numeric_array_decode(b.data, b.len, SP_NUM_I32, ints, 30000, &n, &d.decompress, NULL) == SP_OK);
@@ -773,7 +761,7 @@ static per_call measure(sp_compression mode, int wl) {
   m.output = alloc_since().alloc_calls;
   sp_buffer_clear(&buf);
   sp_alloc_stats_reset();
-  CHECK(sp_to_stream(append_sink, &buf, workloads[wl], NULL, &opts, NULL) == SP_OK);
+  CHECK(sp_to_stream(buffer_sink, &buf, workloads[wl], NULL, &opts, NULL) == SP_OK);
   m.stream = alloc_since().alloc_calls;
   sp_doc_reset(&doc);
   sp_alloc_stats_reset();
@@ -886,7 +874,7 @@ static void cancel_and_formatter_errors_leave_nothing_behind(void) {
     CHECK(sp_to_array(workload_fmt_records, NULL, &opts, &b, NULL) == SP_OK);   /* warm-up */
     sp_bytes_free(&b);
     CHECK(sp_to_output(&out, workload_fmt_ints, NULL, &opts, NULL) == SP_OK);
-    CHECK(sp_to_stream(append_sink, &buf, workload_fmt_records, NULL, &opts, NULL) == SP_OK);
+    CHECK(sp_to_stream(buffer_sink, &buf, workload_fmt_records, NULL, &opts, NULL) == SP_OK);
     sp_buffer_clear(&buf);
     live = sp_alloc_live_bytes();
     opts.cancel = &stop;
@@ -896,7 +884,7 @@ static void cancel_and_formatter_errors_leave_nothing_behind(void) {
     CHECK(sp_to_output(&out, cancel_midway, NULL, &opts, &e) == SP_E_CANCELLED && buf.len == 0);
     atomic_store(&stop, 0);
     CHECK(sp_to_array(fail_late, NULL, &opts, &b, &e) == SP_E_CALLBACK && e.inner == 7 && b.data == NULL);
-    CHECK(sp_to_stream(append_sink, &buf, fail_late, NULL, &opts, &e) == SP_E_CALLBACK && buf.len == 0);
+    CHECK(sp_to_stream(buffer_sink, &buf, fail_late, NULL, &opts, &e) == SP_E_CALLBACK && buf.len == 0);
     CHECK(sp_alloc_live_bytes() == live);
     sp_buffer_free(&buf);
     pools_close();
