@@ -246,8 +246,8 @@ static void by_entry(int k, sp_format_fn fn, const void *value, sp_buffer *b) {
     default:
       sp_entry_begin_array(&e, &opts);
       sp_serialize(&e.w, fn, value);
-      CHECK(sp_entry_finish(&e) == SP_OK && sp_entry_view(&e, &p, &n) == SP_OK);
-      buffer_sink(b, p, n);
+      CHECK(sp_entry_finish(&e) == SP_OK);
+      if (CHECK(sp_entry_view(&e, &p, &n) == SP_OK)) buffer_sink(b, p, n);
       CHECK(sp_entry_end(&e, NULL) == SP_OK);
   }
 }
