@@ -24,6 +24,7 @@
 typedef struct limits {
   uint64_t max_plain;
   sp_seq_pool *pool;
+  int contiguous;
 } limits;
 
 static int ext_code(uint8_t b) { return (b >= 0xd4 && b <= 0xd8) || (b >= 0xc7 && b <= 0xc9); }
@@ -191,7 +192,7 @@ static int open_block_array(sp_plain *p, sp_reader *in, const limits *lim) {
   if (!read_lengths(in, at, n - 1, len, &total) || !check_limit(in, at, total, lim) ||
       !rent_sequence(p, in, lim))
     return 0;
-  bucket = sp_seq_pool_arrays(p->pool)->max_pooled;
+  bucket = lim->contiguous ? SIZE_MAX : sp_seq_pool_arrays(p->pool)->max_pooled;
   for (uint32_t i = 0; i + 1 < n; i++, done += plain) {
     read_length(&lengths, at, &plain);
     if (!open_bin(p, in, plain, total - done <= bucket ? (size_t)(total - done) : 0)) return 0;
@@ -212,6 +213,7 @@ sp_reader *sp_plain_open(sp_plain *p, sp_reader *in, const sp_decompress_options
   if ((opt != NULL && opt->off) || !maybe_compressed(in) || (form = form_of(in)) == 0) return in;
   lim.max_plain = opt != NULL && opt->max_plain ? opt->max_plain : SP_DECOMPRESS_MAX_DEFAULT;
   lim.pool = opt != NULL && opt->seq_pool ? opt->seq_pool : sp_seq_pool_default();
+  lim.contiguous = opt != NULL && opt->contiguous;
   p->at = sp_reader_offset(in);
   ok = form == SP_LZ4_EXT_BLOCK ? open_block(p, in, &lim) : open_block_array(p, in, &lim);
   if (!ok) return in;
@@ -220,6 +222,14 @@ sp_reader *sp_plain_open(sp_plain *p, sp_reader *in, const sp_decompress_options
   p->r.max_depth = in->max_depth;
   p->compressed = 1;
   return &p->r;
+}
+
+const uint8_t *sp_plain_bytes(const sp_plain *p, size_t *len) {
+  *len = 0;
+  if (!p->compressed || p->seq->nsegs > 1) return NULL;
+  if (p->seq->nsegs == 0) return (const uint8_t *)"";
+  *len = p->seq->segs[0].used;
+  return p->seq->segs[0].data;
 }
 
 sp_code sp_plain_close(sp_plain *p, int whole) {

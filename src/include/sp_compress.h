@@ -87,6 +87,10 @@ typedef struct sp_decompress_options {
   uint64_t max_plain;      /* the largest plain message accepted, checked before
                               anything is allocated; 0 -> SP_DECOMPRESS_MAX_DEFAULT */
   sp_seq_pool *seq_pool;   /* where the plain bytes go; NULL -> sp_seq_pool_default() */
+  int contiguous;          /* 1: the plain bytes in one piece (sp_plain_bytes) however
+                              long; past the pool's largest bucket that piece is
+                              allocated outside the pool. 0: one piece when they fit
+                              the bucket, else a segment per block */
 } sp_decompress_options;
 
 /* A message that may be compressed, opened for reading. */
@@ -117,6 +121,12 @@ typedef struct sp_plain {
 ** the one exception, as in MessagePack-CSharp). 'opt' may be NULL. Call
 ** sp_plain_close whatever it returns. */
 sp_reader *sp_plain_open(sp_plain *p, sp_reader *in, const sp_decompress_options *opt);
+
+/* The plain bytes of an open compressed message when they lie in one piece
+** (always for Lz4Block; for Lz4BlockArray when they fit the pool's largest
+** bucket, or with opt.contiguous), valid until sp_plain_close; else NULL
+** (not compressed, or in several segments: read them through p->r). */
+const uint8_t *sp_plain_bytes(const sp_plain *p, size_t *len);
 
 /* Closes the message: an error met reading the plain bytes is copied to
 ** 'in', at the offset of the compressed message (offsets always count the

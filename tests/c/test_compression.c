@@ -371,7 +371,7 @@ static void the_plain_reader_gives_the_plain_bytes(void) {
   pools_open(SP_COMPRESSION_NONE);
   for (sp_compression mode = SP_COMPRESSION_NONE; mode <= ARRAY; mode++) {
     sp_buffer plain, b;
-    sp_decompress_options o = {0, 0, NULL};
+    sp_decompress_options o = {0};
     sp_plain p;
     sp_reader r, *src;
     uint8_t *got;
@@ -392,6 +392,35 @@ static void the_plain_reader_gives_the_plain_bytes(void) {
   pools_close();
 }
 
+/* The plain bytes in one piece: always for Lz4Block, for Lz4BlockArray
+** when they fit the bucket (b.records) or when asked (d.strings). */
+static void the_plain_bytes_come_in_one_piece_when_they_can(void) {
+  pools_open(SP_COMPRESSION_NONE);
+  for (int wl = WL_RECORDS; wl <= WL_STRINGS; wl += WL_STRINGS - WL_RECORDS)
+    for (sp_compression mode = BLOCK; mode <= ARRAY; mode++)
+      for (int contiguous = 0; contiguous <= 1; contiguous++) {
+        sp_decompress_options o = {0};
+        sp_buffer plain, b;
+        sp_plain p;
+        sp_reader r;
+        const uint8_t *bytes;
+        size_t len;
+        o.seq_pool = seqs;
+        o.contiguous = contiguous;
+        plain_of(workloads[wl], NULL, &plain);
+        packed_of(mode, workloads[wl], NULL, &b);
+        sp_reader_init(&r, b.data, b.len);
+        sp_plain_open(&p, &r, &o);
+        bytes = sp_plain_bytes(&p, &len);
+        if (mode == ARRAY && wl == WL_STRINGS && !contiguous) CHECK(bytes == NULL && p.seq->nsegs > 1);
+        else CHECK(bytes != NULL && len == plain.len && memcmp(bytes, plain.data, len) == 0);
+        sp_plain_close(&p, 0);
+        sp_buffer_free(&b);
+        sp_buffer_free(&plain);
+      }
+  pools_close();
+}
+
 static int ints_format(sp_writer *w, const void *value) {
   const sp_bytes *b = value;        /* len int32s at data */
   sp_write_i32_array(w, (const int32_t *)(const void *)b->data, b->len);
@@ -405,7 +434,7 @@ static void bulk_arrays_read_both_modes_back(void) {
   pools_open(SP_COMPRESSION_NONE);
   for (int i = 0; i < N; i++) src[i] = i % 3 == 0 ? -i : i * 7;
   for (sp_compression mode = SP_COMPRESSION_NONE; mode <= ARRAY; mode++) {
-    sp_decompress_options o = {0, 0, NULL};
+    sp_decompress_options o = {0};
     sp_buffer b;
     uint32_t n = 0;
     o.seq_pool = seqs;
@@ -971,6 +1000,7 @@ int main(void) {
   SP_RUN(lengths_around_the_boundaries_round_trip);
   SP_RUN(value_trees_read_both_modes_back);
   SP_RUN(the_plain_reader_gives_the_plain_bytes);
+  SP_RUN(the_plain_bytes_come_in_one_piece_when_they_can);
   SP_RUN(bulk_arrays_read_both_modes_back);
   SP_RUN(schemas_read_both_modes_back);
   SP_RUN(fixed_size_schemas_are_compressed_too);
