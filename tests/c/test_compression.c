@@ -938,6 +938,37 @@ static void a_fixed_output_short_of_the_bound_fails_cleanly(void) {
   pools_close();
 }
 
+/* A trace sees the compressed message written into the entry's output,
+** and changes no byte of it. */
+static void a_trace_records_the_compressed_writes(void) {
+  static sp_trace_event events[4096];
+  static uint8_t store[1 << 17];
+  for (sp_compression mode = BLOCK; mode <= ARRAY; mode++) {
+    sp_trace t;
+    sp_bytes plain, traced;
+    sp_buffer gathered;
+    const sp_trace_event *out = NULL;
+    pools_open(mode);
+    CHECK(sp_to_array(workload_fmt_records, NULL, &opts, &plain, NULL) == SP_OK);
+    sp_trace_init(&t, events, 4096, store, sizeof store);
+    opts.observer = &t.observer;
+    CHECK(sp_to_array(workload_fmt_records, NULL, &opts, &traced, NULL) == SP_OK);
+    CHECK_BYTES(traced.data, traced.len, plain.data, plain.len);
+    sp_buffer_init(&gathered);
+    for (size_t i = 0; i < t.nevents; i++) {
+      if (events[i].kind == SP_TR_WRITE) buffer_sink(&gathered, store + events[i].data, events[i].size);
+      if (events[i].kind == SP_TR_COPY_OUT) out = &events[i];
+    }
+    CHECK(!t.overflow && events[0].kind == SP_TR_ENTRY && events[t.nevents - 1].kind == SP_TR_EXIT);
+    CHECK(out != NULL && out->size == traced.len);
+    CHECK_BYTES(gathered.data, gathered.len, traced.data, traced.len);
+    sp_buffer_free(&gathered);
+    sp_bytes_free(&plain);
+    sp_bytes_free(&traced);
+    pools_close();
+  }
+}
+
 static long countdown = -1;                 /* fail the allocation when it reaches 0 */
 
 static void *failing_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
@@ -1016,6 +1047,7 @@ int main(void) {
   SP_RUN(nested_calls_stay_safe_when_compressing);
   SP_RUN(cancel_and_formatter_errors_leave_nothing_behind);
   SP_RUN(a_fixed_output_short_of_the_bound_fails_cleanly);
+  SP_RUN(a_trace_records_the_compressed_writes);
   SP_RUN(every_failing_allocation_leaks_nothing);
   return sp_test_summary();
 }
