@@ -8,9 +8,9 @@
 **
 ** Only the value a decode starts at is looked at, as MessagePack-CSharp's
 ** TryDecompress does: the first byte (and, for an array, the one after its
-** header) says cheaply whether it can be either form; only then is the ext
-** type read, on a copy of the reader, so nothing is consumed or failed
-** unless the message really is compressed.
+** header) says cheaply whether it can be either form (sp_compress.h, inline);
+** only then is the ext type read here, on a copy of the reader, so nothing
+** is consumed or failed unless the message really is compressed.
 */
 #include <string.h>
 
@@ -26,20 +26,6 @@ typedef struct limits {
   sp_seq_pool *pool;
   int contiguous;
 } limits;
-
-static int ext_code(uint8_t b) { return (b >= 0xd4 && b <= 0xd8) || (b >= 0xc7 && b <= 0xc9); }
-
-/* 0 when the next value surely is neither form: not an ext, and not an
-** array whose first element is one. Tokens that straddle segments say 1. */
-static int maybe_compressed(const sp_reader *r) {
-  size_t avail, h;
-  const uint8_t *p = sp_reader_span(r, &avail);
-  if (avail == 0) return sp_reader_remaining(r) > 0;
-  if (ext_code(p[0])) return 1;
-  h = (p[0] & 0xf0) == 0x90 ? 1 : p[0] == 0xdc ? 3 : p[0] == 0xdd ? 5 : 0;
-  if (h == 0 || p[0] == 0x90) return 0;
-  return avail <= h || ext_code(p[h]);
-}
 
 /* SP_LZ4_EXT_BLOCK, SP_LZ4_EXT_BLOCK_ARRAY or 0, read on a copy of r: no
 ** byte consumed, no error recorded (a bad header is the decoder's to report). */
@@ -202,15 +188,10 @@ static int open_block_array(sp_plain *p, sp_reader *in, const limits *lim) {
 
 /* ---- open and close ------------------------------------------------------------------ */
 
-sp_reader *sp_plain_open(sp_plain *p, sp_reader *in, const sp_decompress_options *opt) {
+sp_reader *sp_plain_open_slow(sp_plain *p, sp_reader *in, const sp_decompress_options *opt) {
   limits lim;
   int form, ok;
-  p->in = in;
-  p->seq = NULL;
-  p->pool = NULL;
-  p->compressed = 0;
-  p->at = 0;
-  if ((opt != NULL && opt->off) || !maybe_compressed(in) || (form = form_of(in)) == 0) return in;
+  if ((form = form_of(in)) == 0) return in;
   lim.max_plain = opt != NULL && opt->max_plain ? opt->max_plain : SP_DECOMPRESS_MAX_DEFAULT;
   lim.pool = opt != NULL && opt->seq_pool ? opt->seq_pool : sp_seq_pool_default();
   lim.contiguous = opt != NULL && opt->contiguous;
@@ -232,7 +213,7 @@ const uint8_t *sp_plain_bytes(const sp_plain *p, size_t *len) {
   return p->seq->segs[0].data;
 }
 
-sp_code sp_plain_close(sp_plain *p, int whole) {
+sp_code sp_plain_close_slow(sp_plain *p, int whole) {
   sp_reader *r = &p->r;
   if (p->compressed) {
     if (whole && r->err.code == SP_OK && sp_reader_remaining(r) != 0)

@@ -103,6 +103,27 @@ typedef struct sp_plain {
   int compressed;          /* 1: the message was compressed and r reads it */
 } sp_plain;
 
+/* A byte that starts an ext. */
+static inline int sp_is_ext_code(uint8_t b) {
+  return (b >= 0xd4 && b <= 0xd8) || (b >= 0xc7 && b <= 0xc9);
+}
+
+/* The inline half: 0 when the next value surely is neither form (not an
+** ext, nor an array whose first element is one): one or two byte tests.
+** Tokens that straddle segments say 1; the slow half reads the types. */
+static inline int sp_maybe_compressed(const sp_reader *r) {
+  size_t avail, h;
+  const uint8_t *p = sp_reader_span(r, &avail);
+  if (avail == 0) return sp_reader_remaining(r) > 0;
+  if (sp_is_ext_code(p[0])) return 1;
+  h = (p[0] & 0xf0) == 0x90 ? 1 : p[0] == 0xdc ? 3 : p[0] == 0xdd ? 5 : 0;
+  if (h == 0 || p[0] == 0x90) return 0;
+  return avail <= h || sp_is_ext_code(p[h]);
+}
+
+/* The out-of-line half of sp_plain_open (sp_decompress.c). */
+sp_reader *sp_plain_open_slow(sp_plain *p, sp_reader *in, const sp_decompress_options *opt);
+
 /* Opens the next value of 'in' as a message:
 **   - an Lz4Block ext or an Lz4BlockArray: consumes it from 'in',
 **     decompresses it into a sequence rented from the options' pool, and
@@ -120,7 +141,15 @@ typedef struct sp_plain {
 ** single Lz4Block over the pool's largest bucket, 128 KiB by default, is
 ** the one exception, as in MessagePack-CSharp). 'opt' may be NULL. Call
 ** sp_plain_close whatever it returns. */
-sp_reader *sp_plain_open(sp_plain *p, sp_reader *in, const sp_decompress_options *opt);
+static inline sp_reader *sp_plain_open(sp_plain *p, sp_reader *in, const sp_decompress_options *opt) {
+  p->in = in;
+  p->seq = NULL;
+  p->pool = NULL;
+  p->at = 0;
+  p->compressed = 0;
+  if ((opt != NULL && opt->off) || !sp_maybe_compressed(in)) return in;
+  return sp_plain_open_slow(p, in, opt);
+}
 
 /* The plain bytes of an open compressed message when they lie in one piece
 ** (always for Lz4Block; for Lz4BlockArray when they fit the pool's largest
@@ -133,6 +162,11 @@ const uint8_t *sp_plain_bytes(const sp_plain *p, size_t *len);
 ** caller's input); with 'whole', plain bytes left unread are
 ** SP_E_TRAILING_BYTES. Gives the sequence back. Returns in's code. Safe to
 ** call twice. */
-sp_code sp_plain_close(sp_plain *p, int whole);
+sp_code sp_plain_close_slow(sp_plain *p, int whole);
+
+static inline sp_code sp_plain_close(sp_plain *p, int whole) {
+  if (!p->compressed && p->seq == NULL) return p->in->err.code;
+  return sp_plain_close_slow(p, whole);
+}
 
 #endif
