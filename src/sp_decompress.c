@@ -21,6 +21,9 @@
 ** 255), so a block of n bytes cannot hold more than 255 n. */
 #define LZ4_MAX_RATIO 255
 
+/* An error at the token at 'at' of the input (the reader's sticky error). */
+#define FAIL_AT(r, at, code, cause) sp_reader_fail_at((r), (at), (code), (cause), __func__)
+
 typedef struct limits {
   uint64_t max_plain;
   sp_seq_pool *pool;
@@ -49,10 +52,10 @@ static int read_length(sp_reader *r, uint64_t at, uint64_t *out) {
   int64_t v;
   sp_type t = sp_peek(r);
   if (t != SP_T_UINT && t != SP_T_INT)
-    return r->err.code ? 0 : sp_reader_fail_at(r, at, SP_E_MALFORMED, "an LZ4 plain length is not an int", __func__);
+    return r->err.code ? 0 : FAIL_AT(r, at, SP_E_MALFORMED, "an LZ4 plain length is not an int");
   if (!sp_read_int64(r, &v)) return 0;
   if (v < 0 || v > INT32_MAX)
-    return sp_reader_fail_at(r, at, SP_E_MALFORMED, "an LZ4 plain length outside 0 .. 2^31-1", __func__);
+    return FAIL_AT(r, at, SP_E_MALFORMED, "an LZ4 plain length outside 0 .. 2^31-1");
   *out = (uint64_t)v;
   return 1;
 }
@@ -60,21 +63,22 @@ static int read_length(sp_reader *r, uint64_t at, uint64_t *out) {
 /* A declared plain length against the limit, before anything is allocated. */
 static int check_limit(sp_reader *r, uint64_t at, uint64_t plain, const limits *lim) {
   if (plain > lim->max_plain || plain > SIZE_MAX)
-    return sp_reader_fail_at(r, at, SP_E_LENGTH_LIMIT, "plain length over the decompression limit", __func__);
+    return FAIL_AT(r, at, SP_E_LENGTH_LIMIT, "plain length over the decompression limit");
   return 1;
 }
 
 /* ... and against what a block of n bytes can decode to. */
 static int check_block(sp_reader *r, uint64_t at, uint64_t plain, uint64_t n) {
   if (plain > LZ4_MAX_RATIO * n)
-    return sp_reader_fail_at(r, at, SP_E_MALFORMED, "plain length more than its LZ4 block can hold", __func__);
+    return FAIL_AT(r, at, SP_E_MALFORMED, "plain length more than its LZ4 block can hold");
   return 1;
 }
 
 /* A block's n bytes: in place when they lie in one segment of the input,
 ** else copied into an array rented from 'arrays' (*copy, given back by
 ** the caller with *cap). */
-static const uint8_t *block_bytes(sp_reader *r, size_t n, sp_pool *arrays, uint8_t **copy, size_t *cap) {
+static const uint8_t *block_bytes(sp_reader *r, size_t n, sp_pool *arrays, uint8_t **copy,
+                                  size_t *cap) {
   const uint8_t *p;
   *copy = NULL;
   if (n == 0 || sp_read_view(r, n, &p)) return n ? p : (const uint8_t *)"";
@@ -97,13 +101,13 @@ static int inflate(sp_plain *p, sp_reader *in, uint64_t at, size_t n, size_t pla
   sp_code c = SP_OK;
   if (block == NULL) return 0;
   if (plain > 0 && (dst = sp_seq_get_span(p->seq, hint, &avail)) == NULL)
-    sp_reader_fail_at(in, at, SP_E_NOMEM, "no memory for the plain message", __func__);
+    FAIL_AT(in, at, SP_E_NOMEM, "no memory for the plain message");
   else if ((c = sp_lz4_decompress_exact(block, n, dst, plain)) == SP_E_TRUNCATED)
-    sp_reader_fail_at(in, at, SP_E_TRUNCATED, "LZ4 block ends before its stated plain length", __func__);
+    FAIL_AT(in, at, SP_E_TRUNCATED, "LZ4 block ends before its stated plain length");
   else if (c == SP_E_LENGTH_LIMIT)
-    sp_reader_fail_at(in, at, SP_E_MALFORMED, "LZ4 block decodes to more than its stated plain length", __func__);
+    FAIL_AT(in, at, SP_E_MALFORMED, "LZ4 block decodes to more than its stated plain length");
   else if (c != SP_OK)
-    sp_reader_fail_at(in, at, SP_E_MALFORMED, "LZ4 block has an offset outside its output", __func__);
+    FAIL_AT(in, at, SP_E_MALFORMED, "LZ4 block has an offset outside its output");
   else if (plain > 0)
     sp_seq_advance(p->seq, plain);
   sp_pool_return(arrays, copy, cap);
@@ -127,7 +131,7 @@ static int open_block(sp_plain *p, sp_reader *in, const limits *lim) {
   body = sp_reader_offset(in);
   if (!read_length(in, at, &plain)) return 0;
   if ((k = sp_reader_offset(in) - body) >= len)
-    return sp_reader_fail_at(in, at, SP_E_MALFORMED, "an Lz4Block ext holds no block after its length", __func__);
+    return FAIL_AT(in, at, SP_E_MALFORMED, "an Lz4Block ext holds no block after its length");
   return check_limit(in, at, plain, lim) && check_block(in, at, plain, len - k) &&
          rent_sequence(p, in, lim) &&
          inflate(p, in, at, len - k, (size_t)plain, (size_t)plain);
@@ -135,17 +139,18 @@ static int open_block(sp_plain *p, sp_reader *in, const limits *lim) {
 
 /* Reads the lengths of an ext 98 header of len bytes, which they must fill
 ** exactly; *total gets their sum. */
-static int read_lengths(sp_reader *in, uint64_t at, uint32_t blocks, uint32_t len, uint64_t *total) {
+static int read_lengths(sp_reader *in, uint64_t at, uint32_t blocks, uint32_t len,
+                        uint64_t *total) {
   uint64_t start = sp_reader_offset(in), v = 0;
   if (blocks > len)     /* each length takes a byte at least */
-    return sp_reader_fail_at(in, at, SP_E_MALFORMED, "more blocks than the ext 98 header has lengths for", __func__);
+    return FAIL_AT(in, at, SP_E_MALFORMED, "more blocks than the ext 98 header has lengths for");
   *total = 0;
   for (uint32_t i = 0; i < blocks; i++) {
     if (!read_length(in, at, &v)) return 0;
     *total += v;
   }
   if (sp_reader_offset(in) - start != len)
-    return sp_reader_fail_at(in, at, SP_E_MALFORMED, "the block lengths do not fill the ext 98 header", __func__);
+    return FAIL_AT(in, at, SP_E_MALFORMED, "the block lengths do not fill the ext 98 header");
   return 1;
 }
 
@@ -156,8 +161,8 @@ static int open_bin(sp_plain *p, sp_reader *in, uint64_t plain, size_t hint) {
   sp_type t = sp_peek(in);
   if (t != SP_T_BIN) {
     if (in->err.code != SP_OK) return 0;
-    return t == SP_T_END ? sp_reader_fail(in, SP_E_TRUNCATED, "input ends inside an Lz4BlockArray", __func__)
-                         : sp_reader_fail(in, SP_E_MALFORMED, "an Lz4BlockArray block is not a bin", __func__);
+    return t == SP_T_END ? FAIL_AT(in, at, SP_E_TRUNCATED, "input ends inside an Lz4BlockArray")
+                         : FAIL_AT(in, at, SP_E_MALFORMED, "an Lz4BlockArray block is not a bin");
   }
   return sp_read_bin_header(in, &n) && check_block(in, at, plain, n) &&
          inflate(p, in, at, n, (size_t)plain, hint > plain ? hint : (size_t)plain);
@@ -217,7 +222,8 @@ sp_code sp_plain_close_slow(sp_plain *p, int whole) {
   sp_reader *r = &p->r;
   if (p->compressed) {
     if (whole && r->err.code == SP_OK && sp_reader_remaining(r) != 0)
-      sp_reader_fail(r, SP_E_TRAILING_BYTES, "bytes after the value in the decompressed message", __func__);
+      sp_reader_fail(r, SP_E_TRAILING_BYTES, "bytes after the value in the decompressed message",
+                     __func__);
     if (r->err.code != SP_OK && p->in->err.code == SP_OK) {
       sp_reader_fail_at(p->in, p->at, r->err.code, r->err.cause, r->err.site);
       memcpy(p->in->err.path, r->err.path, sizeof r->err.path);

@@ -656,8 +656,13 @@ static void corrupt_lz4blockarrays_are_rejected_with_clear_codes(void) {
   uint8_t b[64];
   size_t n = 0;
   pools_open(SP_COMPRESSION_NONE);
-#define MSG(...) do { static const uint8_t h_[] = {__VA_ARGS__}; memcpy(b, h_, sizeof h_); \
-                      memcpy(b + sizeof h_, lz4_block64, sizeof lz4_block64); n = sizeof h_ + sizeof lz4_block64; } while (0)
+#define MSG(...)                                                \
+  do {                                                          \
+    static const uint8_t h_[] = {__VA_ARGS__};                  \
+    memcpy(b, h_, sizeof h_);                                   \
+    memcpy(b + sizeof h_, lz4_block64, sizeof lz4_block64);     \
+    n = sizeof h_ + sizeof lz4_block64;                         \
+  } while (0)
   MSG(0x92, 0xd4, 0x62, 0x40, 0xc6, 0x00, 0x00, 0x00, 0x0d);
   CHECK(decode_code(b, n, 0) == SP_OK);
   MSG(0x92, 0xd5, 0x62, 0x40, 0x00, 0xc6, 0x00, 0x00, 0x00, 0x0d);   /* a length too few */
@@ -748,7 +753,16 @@ static void limits_are_checked_before_allocating(void) {
 
 /* ---- allocation per call ----------------------------------------------------------------------- */
 
-typedef struct per_call { uint64_t to_array_calls, to_array_bytes, result, output, stream, decode, bulk; } per_call;
+typedef struct per_call {
+  uint64_t to_array_calls, to_array_bytes, result, output, stream, decode, bulk;
+} per_call;
+
+/* The whole-input bulk decode of c.ints (other workloads: nothing). */
+static void bulk_decode(int wl, const sp_buffer *b, int32_t *ints, const sp_decode_options *d) {
+  uint32_t n;
+  if (wl == WL_INTS)
+    CHECK(sp_numeric_array_decode(b->data, b->len, SP_NUM_I32, ints, 30000, &n, &d->decompress, NULL) == SP_OK);
+}
 
 /* What each call allocates after warm-up, in 'mode'. */
 static per_call measure(sp_compression mode, int wl) {
@@ -761,7 +775,6 @@ static per_call measure(sp_compression mode, int wl) {
   sp_value v;
   sp_alloc_stats a;
   int32_t *ints = xmalloc(30000 * sizeof *ints);
-  uint32_t n;
   pools_open(mode);
   d = dopts();
   sp_buffer_init(&buf);
@@ -775,7 +788,7 @@ static per_call measure(sp_compression mode, int wl) {
     CHECK(sp_to_stream(buffer_sink, &buf, workloads[wl], NULL, &opts, NULL) == SP_OK);
     sp_doc_reset(&doc);
     CHECK(sp_value_decode(b.data, b.len, &d, &doc, &v, NULL) == SP_OK);
-    if (wl == WL_INTS) CHECK(sp_numeric_array_decode(b.data, b.len, SP_NUM_I32, ints, 30000, &n, &d.decompress, NULL) == SP_OK);
+    bulk_decode(wl, &b, ints, &d);
   }
   sp_alloc_stats_reset();
   CHECK(sp_to_array(workloads[wl], NULL, &opts, &bytes, NULL) == SP_OK);
@@ -797,7 +810,7 @@ static per_call measure(sp_compression mode, int wl) {
   CHECK(sp_value_decode(b.data, b.len, &d, &doc, &v, NULL) == SP_OK);
   m.decode = alloc_since().alloc_calls;
   sp_alloc_stats_reset();
-  if (wl == WL_INTS) CHECK(sp_numeric_array_decode(b.data, b.len, SP_NUM_I32, ints, 30000, &n, &d.decompress, NULL) == SP_OK);
+  bulk_decode(wl, &b, ints, &d);
   m.bulk = alloc_since().alloc_calls;
   sp_doc_free(&doc);
   sp_buffer_free(&b);
