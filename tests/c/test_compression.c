@@ -933,6 +933,14 @@ static void cancel_and_formatter_errors_leave_nothing_behind(void) {
   }
 }
 
+static void an_unknown_compression_is_refused(void) {
+  sp_bytes b;
+  sp_error e;
+  pools_open((sp_compression)7);
+  CHECK(sp_to_array(workload_fmt_records, NULL, &opts, &b, &e) == SP_E_INVALID_ARGUMENT && b.data == NULL);
+  pools_close();
+}
+
 /* A fixed output with room for the compressed message, but not for the
 ** next block's bound where that block starts. */
 static void a_fixed_output_short_of_the_bound_fails_cleanly(void) {
@@ -1059,6 +1067,7 @@ int main(void) {
   SP_RUN(allocation_per_call_stays_as_flat_as_without_compression);
   SP_RUN(nested_calls_stay_safe_when_compressing);
   SP_RUN(cancel_and_formatter_errors_leave_nothing_behind);
+  SP_RUN(an_unknown_compression_is_refused);
   SP_RUN(a_fixed_output_short_of_the_bound_fails_cleanly);
   SP_RUN(a_trace_records_the_compressed_writes);
   SP_RUN(every_failing_allocation_leaks_nothing);
