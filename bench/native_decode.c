@@ -287,7 +287,7 @@ static uint64_t run_schema_fresh(void *ctx, long iters) { return run_schema(ctx,
 
 static uint64_t run_tree(void *ctx, long iters, int borrow) {
   input *in = ctx;
-  sp_decode_options opt = {0, borrow};
+  sp_decode_options opt = {.borrow = borrow};
   uint64_t sum = 0;
   for (long i = 0; i < iters; i++) {
     sp_doc doc = {0};
@@ -307,7 +307,7 @@ static uint64_t run_tree_borrow(void *ctx, long iters) { return run_tree(ctx, it
 /* One document, reset between decodes: its blocks are reused. */
 static uint64_t run_tree_reused(void *ctx, long iters) {
   input *in = ctx;
-  sp_decode_options opt = {0, 1};
+  sp_decode_options opt = {.borrow = 1};
   sp_doc doc = {0};
   uint64_t sum = 0;
   for (long i = 0; i < iters; i++) {

@@ -310,15 +310,24 @@ static int decode_struct(sp_reader *r, const sp_resolved *rs, uint8_t *obj, dctx
 
 /* ---- entries ---------------------------------------------------------------------- */
 
+/* A compressed message's plain bytes go back to the pool when the read
+** ends, so its strings are copied, never borrowed. */
 sp_code sp_schema_read(sp_reader *r, sp_schema *s, void *obj, unsigned flags) {
   const sp_resolved *rs = sp_schema_get_reading(r, s);
+  sp_decompress_options o = {0};
+  sp_plain p;
+  sp_reader *src;
   dctx c;
-  uint64_t left = sp_reader_remaining(r);
-  c.flags = flags;
+  uint64_t left;
+  if (rs == NULL) return r->err.code;
+  o.off = (flags & SP_DECODE_NO_DECOMPRESS) != 0;
+  src = sp_plain_open(&p, r, &o);
+  left = sp_reader_remaining(src);
+  c.flags = src == r ? flags : flags & ~SP_DECODE_BORROW;
   c.budget = left < (UINT64_MAX - SP_DECODE_BUDGET_BASE) / SP_DECODE_BUDGET_PER_BYTE
                ? SP_DECODE_BUDGET_PER_BYTE * left + SP_DECODE_BUDGET_BASE : UINT64_MAX;
-  if (rs != NULL) decode_struct(r, rs, obj, &c);
-  return r->err.code;
+  decode_struct(src, rs, obj, &c);
+  return sp_plain_close(&p, 1);
 }
 
 sp_code sp_schema_decode(sp_schema *s, const void *data, size_t len, void *obj,

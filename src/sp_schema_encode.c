@@ -271,7 +271,8 @@ sp_code sp_schema_to_array(sp_schema *s, const void *obj, const sp_options *opt,
     if (err) *err = e;
     return e.code;
   }
-  if (rs->fixed_size) return to_array_fixed(rs, obj, opt, out, err);
+  if (rs->fixed_size && (opt == NULL || opt->compression == SP_COMPRESSION_NONE))
+    return to_array_fixed(rs, obj, opt, out, err);
   o.schema = s;
   o.obj = obj;
   return sp_to_array(sp_schema_format, &o, opt, out, err);

@@ -32,39 +32,66 @@ sp_code sp_serialize(sp_writer *w, sp_format_fn fn, const void *value) {
   return w->err.code;
 }
 
+/* The writer the entry's output goes to: 'w' itself, or, compressing,
+** 'packed' ('w' then takes the plain message). Const when e is. */
+#define output_of(e) ((e)->compression != SP_COMPRESSION_NONE ? &(e)->packed : &(e)->w)
+
 /* Tells the entry's observer, if there is one. */
 static void notify(sp_entry *e, sp_note_kind kind, int flag, uint32_t index, uint64_t size,
                    const void *addr) {
+  sp_writer *out = output_of(e);
   sp_note n = {kind, flag, index, size, addr};
-  if (e->w.observer != NULL) e->w.observer->hooks->note(e->w.observer, &e->w, &n);
+  if (out->observer != NULL) out->observer->hooks->note(out->observer, out, &n);
 }
 
-/* What every begin shares once the writer is set up. */
+/* Where begin sets up the output: decided by the options, before anything. */
+static sp_writer *prepare(sp_entry *e, const sp_options *opt) {
+  e->compression = opt->compression;
+  e->compression_min_length = opt->compression_min_length;
+  return output_of(e);
+}
+
+/* Compressing: the plain message goes to a pooled sequence. It stops at
+** once when the output could not be set up, or the mode is unknown. */
+static void begin_plain(sp_entry *e, const sp_options *opt, const sp_writer *out) {
+  sp_writer_init_sequence(&e->w, opt->seq_pool);
+  e->w.cancel = opt->cancel;          /* no observer: it watches the output */
+  if (out->err.code != SP_OK)
+    sp_writer_fail(&e->w, out->err.code, out->err.cause, out->err.site);
+  else if (e->compression > SP_COMPRESSION_LZ4_BLOCK_ARRAY)
+    sp_writer_fail(&e->w, SP_E_INVALID_ARGUMENT, "unknown compression", __func__);
+}
+
+/* What every begin shares once the output is set up. */
 static sp_code begin(sp_entry *e, const sp_options *opt, sp_entry_kind kind) {
+  sp_writer *out = output_of(e);
   e->kind = kind;
   e->flat = NULL;
   e->flat_len = 0;
-  e->w.cancel = opt->cancel;
-  e->w.observer = opt->observer;
+  out->cancel = opt->cancel;
+  out->observer = opt->observer;
   notify(e, SP_NOTE_BEGIN, kind, 0, opt->scratch_size ? opt->scratch_size : SP_SCRATCH_DEFAULT,
          NULL);
+  if (out != &e->w) begin_plain(e, opt, out);
   return e->w.err.code;              /* a cancel flag set already stops the hub */
 }
 
 sp_code sp_entry_begin_array(sp_entry *e, const sp_options *opt) {
   sp_scratch *s;
   sp_scratch_status st;
+  sp_writer *out;
   if (opt == NULL) opt = &default_options;
+  out = prepare(e, opt);
   st = sp_scratch_acquire(opt->scratch_size ? opt->scratch_size : SP_SCRATCH_DEFAULT,
                           opt->legacy_nested_scratch, &s);
   if (s != NULL) {
-    sp_writer_init_array(&e->w, s->data, s->size, opt->seq_pool);
-    e->w.scratch = s;
+    sp_writer_init_array(out, s->data, s->size, opt->seq_pool);
+    out->scratch = s;
   } else {
-    sp_writer_init_sequence(&e->w, opt->seq_pool);
+    sp_writer_init_sequence(out, opt->seq_pool);
   }
   if (st == SP_SCRATCH_NOMEM)
-    sp_writer_fail(&e->w, SP_E_NOMEM, "no memory for the thread's scratch", __func__);
+    sp_writer_fail(out, SP_E_NOMEM, "no memory for the thread's scratch", __func__);
   begin(e, opt, SP_ENTRY_ARRAY);
   if (s != NULL)
     notify(e, SP_NOTE_SCRATCH, st == SP_SCRATCH_NEW, st == SP_SCRATCH_SHARED, s->size, s->data);
@@ -74,38 +101,61 @@ sp_code sp_entry_begin_array(sp_entry *e, const sp_options *opt) {
 }
 
 sp_code sp_entry_begin_output(sp_entry *e, const sp_output *out, const sp_options *opt) {
-  sp_writer_init_output(&e->w, out);
-  return begin(e, opt != NULL ? opt : &default_options, SP_ENTRY_OUTPUT);
+  if (opt == NULL) opt = &default_options;
+  sp_writer_init_output(prepare(e, opt), out);
+  return begin(e, opt, SP_ENTRY_OUTPUT);
 }
 
 sp_code sp_entry_begin_stream(sp_entry *e, sp_sink_fn sink, void *ctx, const sp_options *opt) {
   if (opt == NULL) opt = &default_options;
-  sp_writer_init_stream(&e->w, opt->seq_pool, sink, ctx);
+  sp_writer_init_stream(prepare(e, opt), opt->seq_pool, sink, ctx);
   return begin(e, opt, SP_ENTRY_STREAM);
 }
 
-sp_code sp_entry_finish(sp_entry *e) { return sp_writer_flush(&e->w); }
+/* The plain message, committed, goes to the output in its compressed form;
+** an error of the plain writer becomes the output's. The plain sequence
+** goes back at once. */
+static sp_code finish_compressed(sp_entry *e, sp_writer *out) {
+  if (sp_writer_flush(&e->w) != SP_OK) {
+    if (out->err.code == SP_OK) {
+      sp_writer_fail(out, e->w.err.code, e->w.err.cause, e->w.err.site);
+      out->err = e->w.err;                           /* inner, offset and path too */
+    }
+  } else if (e->w.seq != NULL) {
+    sp_write_compressed(out, e->compression, e->compression_min_length, e->w.seq,
+                        sp_seq_pool_arrays(e->w.seq_pool));
+  }
+  sp_writer_release(&e->w);
+  return sp_writer_flush(out);
+}
+
+sp_code sp_entry_finish(sp_entry *e) {
+  sp_writer *out = output_of(e);
+  return out == &e->w ? sp_writer_flush(out) : finish_compressed(e, out);
+}
 
 size_t sp_entry_pieces(const sp_entry *e) {
-  if (e->w.mode == SP_MODE_SCRATCH) return 1;
-  return e->w.mode == SP_MODE_SEQUENCE && e->w.seq != NULL ? e->w.seq->nsegs : 0;
+  const sp_writer *w = output_of(e);
+  if (w->mode == SP_MODE_SCRATCH) return 1;
+  return w->mode == SP_MODE_SEQUENCE && w->seq != NULL ? w->seq->nsegs : 0;
 }
 
 const uint8_t *sp_entry_piece(const sp_entry *e, size_t i, size_t *len) {
-  if (e->w.mode == SP_MODE_SCRATCH) {
-    *len = (size_t)(e->w.cur - e->w.base);
-    return e->w.base;
+  const sp_writer *w = output_of(e);
+  if (w->mode == SP_MODE_SCRATCH) {
+    *len = (size_t)(w->cur - w->base);
+    return w->base;
   }
-  *len = e->w.seq->segs[i].used;
-  return e->w.seq->segs[i].data;
+  *len = w->seq->segs[i].used;
+  return w->seq->segs[i].data;
 }
 
 /* The message's length as a size_t, or SP_E_LENGTH_LIMIT when it is not one. */
-static sp_code length_of(sp_entry *e, size_t *len) {
-  uint64_t n = sp_writer_length(&e->w);
+static sp_code length_of(sp_writer *w, size_t *len) {
+  uint64_t n = sp_writer_length(w);
   *len = 0;
-  if (e->w.err.code != SP_OK) return e->w.err.code;
-  if (n > SIZE_MAX) return sp_writer_fail(&e->w, SP_E_LENGTH_LIMIT, "output larger than memory", __func__);
+  if (w->err.code != SP_OK) return w->err.code;
+  if (n > SIZE_MAX) return sp_writer_fail(w, SP_E_LENGTH_LIMIT, "output larger than memory", __func__);
   *len = (size_t)n;
   return SP_OK;
 }
@@ -121,16 +171,17 @@ static void copy_pieces(const sp_entry *e, uint8_t *dst) {
 }
 
 sp_code sp_entry_copy(sp_entry *e, sp_bytes *out) {
+  sp_writer *w = output_of(e);
   size_t len;
   out->data = NULL;
   out->len = 0;
-  if (length_of(e, &len) != SP_OK || len == 0) return e->w.err.code;
-  if (e->w.mode == SP_MODE_OUTPUT)
-    return sp_writer_fail(&e->w, SP_E_INVALID_ARGUMENT, "a to_output entry has no bytes of its own", __func__);
+  if (length_of(w, &len) != SP_OK || len == 0) return w->err.code;
+  if (w->mode == SP_MODE_OUTPUT)
+    return sp_writer_fail(w, SP_E_INVALID_ARGUMENT, "a to_output entry has no bytes of its own", __func__);
   if ((out->data = sp_malloc(len)) == NULL)
-    return sp_writer_fail(&e->w, SP_E_NOMEM, "no memory for the result", __func__);
+    return sp_writer_fail(w, SP_E_NOMEM, "no memory for the result", __func__);
   out->len = len;
-  if (e->w.mode == SP_MODE_SCRATCH) memcpy(out->data, e->w.base, len);   /* the usual case */
+  if (w->mode == SP_MODE_SCRATCH) memcpy(out->data, w->base, len);   /* the usual case */
   else copy_pieces(e, out->data);
   notify(e, SP_NOTE_COPY_OUT, 0, 0, len, out->data);
   return SP_OK;
@@ -150,15 +201,16 @@ static const uint8_t *only_piece(const sp_entry *e) {
 }
 
 sp_code sp_entry_view(sp_entry *e, const uint8_t **data, size_t *len) {
+  sp_writer *w = output_of(e);
   *data = NULL;
-  if (length_of(e, len) != SP_OK || *len == 0) return e->w.err.code;
-  if (e->w.mode == SP_MODE_OUTPUT)
-    return sp_writer_fail(&e->w, SP_E_INVALID_ARGUMENT, "a to_output entry has no bytes of its own", __func__);
+  if (length_of(w, len) != SP_OK || *len == 0) return w->err.code;
+  if (w->mode == SP_MODE_OUTPUT)
+    return sp_writer_fail(w, SP_E_INVALID_ARGUMENT, "a to_output entry has no bytes of its own", __func__);
   if ((*data = only_piece(e)) != NULL) return SP_OK;
   if (e->flat == NULL) {
     if ((e->flat = sp_malloc(*len)) == NULL) {
       *len = 0;
-      return sp_writer_fail(&e->w, SP_E_NOMEM, "no memory for a contiguous view", __func__);
+      return sp_writer_fail(w, SP_E_NOMEM, "no memory for a contiguous view", __func__);
     }
     e->flat_len = *len;
     copy_pieces(e, e->flat);
@@ -181,16 +233,21 @@ static void report(const sp_writer *w, sp_error *err) {
   err->path[0] = '\0';
 }
 
+/* Ends the entry. Compressing, the plain writer's error comes first: it
+** is the one a failed formatter left. */
 sp_code sp_entry_end(sp_entry *e, sp_error *err) {
+  sp_writer *out = output_of(e), *failed;
   if (e->kind != SP_ENTRY_NONE) {
     sp_writer_release(&e->w);
+    if (out != &e->w) sp_writer_release(out);
     if (e->flat != NULL) sp_free(e->flat, e->flat_len);
     e->flat = NULL;
     notify(e, SP_NOTE_END, 0, 0, 0, NULL);
     e->kind = SP_ENTRY_NONE;
   }
-  report(&e->w, err);
-  return e->w.err.code;
+  failed = e->w.err.code != SP_OK ? &e->w : out;
+  report(failed, err);
+  return failed->err.code;
 }
 
 /* ---- the entries in one call ---------------------------------------------- */

@@ -262,18 +262,30 @@ static int decode_value(decoder *d, sp_value *out) {
   return decode_scalar(d, out) || decode_any(d, out);
 }
 
-sp_code sp_value_read(sp_reader *r, const sp_decode_options *opt, sp_doc *doc, sp_value *out) {
+/* One value from r, which is already its message's plain bytes. */
+static sp_code read_plain(sp_reader *r, int borrow, sp_doc *doc, sp_value *out) {
   decoder d;
   uint64_t left = sp_reader_remaining(r);
   d.r = r;
   d.doc = doc;
-  d.borrow = opt ? opt->borrow : 0;
+  d.borrow = borrow;
   d.budget = left;
-  if (opt && opt->max_depth) r->max_depth = opt->max_depth;
   if (doc->blocks == NULL && doc->spare == NULL && doc->block_hint == 0)   /* small message, small block */
     doc->block_hint = left < BLOCK_SIZE / 4 ? (size_t)left * 4 + 64 : BLOCK_SIZE;
   *out = sp_nil();
   if (!decode_value(&d, out)) *out = sp_nil();
+  return r->err.code;
+}
+
+/* A compressed message's plain bytes go back to the pool when the read
+** ends, so its bodies are copied, never borrowed. */
+sp_code sp_value_read(sp_reader *r, const sp_decode_options *opt, sp_doc *doc, sp_value *out) {
+  sp_plain p;
+  sp_reader *src;
+  if (opt && opt->max_depth) r->max_depth = opt->max_depth;
+  src = sp_plain_open(&p, r, opt ? &opt->decompress : NULL);
+  read_plain(src, src == r && opt && opt->borrow, doc, out);
+  if (sp_plain_close(&p, 1) != SP_OK) *out = sp_nil();
   return r->err.code;
 }
 

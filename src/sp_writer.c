@@ -306,21 +306,7 @@ void sp_write_bin(sp_writer *w, const void *data, size_t len) {
 
 void sp_write_ext_header(sp_writer *w, int8_t type, uint32_t len) {
   uint8_t *p = sp_writer_reserve(w, 6);
-  size_t h;
-  if (!p) return;
-  switch (len) {
-    case 1: p[0] = 0xd4; h = 1; break;
-    case 2: p[0] = 0xd5; h = 1; break;
-    case 4: p[0] = 0xd6; h = 1; break;
-    case 8: p[0] = 0xd7; h = 1; break;
-    case 16: p[0] = 0xd8; h = 1; break;
-    default:
-      if (len <= 0xff) { p[0] = 0xc7; p[1] = (uint8_t)len; h = 2; }
-      else if (len <= 0xffff) { p[0] = 0xc8; sp_store16(p + 1, (uint16_t)len); h = 3; }
-      else { p[0] = 0xc9; sp_store32(p + 1, len); h = 5; }
-  }
-  p[h] = (uint8_t)type;
-  w->cur = p + h + 1;
+  if (p) w->cur = p + sp_put_ext_header(p, type, len);
 }
 
 void sp_write_ext(sp_writer *w, int8_t type, const void *data, size_t len) {

@@ -195,8 +195,8 @@ int sp_schema_format(sp_writer *w, const void *value);
 
 /* Like sp_to_array. A fixed-size schema takes the fast path: one allocation
 ** of exactly sp_schema_fixed_size bytes, written directly, with no scratch,
-** no sequence and no copy (the cancel flag is checked once). Other schemas
-** go through sp_to_array. On failure *out is empty and nothing is held. */
+** no sequence and no copy (the cancel flag is checked once). Other schemas,
+** and every schema when compressing, go through sp_to_array. On failure *out is empty and nothing is held. */
 sp_code sp_schema_to_array(sp_schema *s, const void *obj, const sp_options *opt,
                            sp_bytes *out, sp_error *err);
 
@@ -212,7 +212,11 @@ sp_code sp_schema_to_output(const sp_output *out, sp_schema *s, const void *obj,
 /* Decode flags. */
 #define SP_DECODE_BORROW 0x1u    /* str/bin fields point into the input (cap 0) instead of
                                     being copied; the input must outlive them. A body that
-                                    spans segments of a sequence fails with SP_E_LENGTH_LIMIT. */
+                                    spans segments of a sequence fails with SP_E_LENGTH_LIMIT.
+                                    A compressed message's are copied. */
+#define SP_DECODE_NO_DECOMPRESS 0x2u  /* ext 98/99 at the top are not compressed messages
+                                    (by default they are decompressed, sp_compress.h, with
+                                    the default limit; sp_plain_open sets another) */
 
 /* Decodes one value from 'r' into the struct at 'obj', which must hold a
 ** valid state: zero-filled, the caller's values, or a previous decode.
@@ -238,6 +242,8 @@ sp_code sp_schema_to_output(const sp_output *out, sp_schema *s, const void *obj,
 ** old and new values, always consistent (every block it points to is
 ** recorded with its size), so sp_schema_release frees it all and nothing
 ** leaks. Errors carry the offset of the failing token and the member path.
+** A value that is a compressed message (Lz4Block or Lz4BlockArray) is
+** decompressed into pooled memory and its plain message decoded instead.
 ** Budget: the array blocks one decode allocates total at most
 ** SP_DECODE_BUDGET_PER_BYTE bytes per input byte left in r, plus
 ** SP_DECODE_BUDGET_BASE; an array past it is SP_E_LENGTH_LIMIT at its header, before

@@ -30,6 +30,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "sp_compress.h"
 #include "sp_error.h"
 #include "sp_observer.h"
 #include "sp_output.h"
@@ -53,6 +54,10 @@ typedef struct sp_options {
   sp_observer *observer;      /* NULL, or told what the entry does (sp_trace.h);
                                  a nested entry is observed when its options
                                  carry the observer too */
+  sp_compression compression; /* SP_COMPRESSION_NONE (0), _LZ4_BLOCK (ext 99) or
+                                 _LZ4_BLOCK_ARRAY (ext 98), as MessagePack-CSharp
+                                 (sp_compress.h) */
+  size_t compression_min_length; /* 0 -> 64: shorter messages are written plain */
 } sp_options;
 
 /* Bytes owned by the caller; free with sp_bytes_free. */
@@ -77,12 +82,23 @@ typedef enum sp_entry_kind {
 
 /* One entry call in progress. Write into 'w'; the other fields are the
 ** entry's own. An entry may live anywhere (a stack, a JS-owned block) and
-** be begun again after it ended. */
+** be begun again after it ended.
+**
+** Compressing (opt.compression), the documents' hub: 'w' writes the plain
+** message into a pooled sequence (never the scratch) and the entry's output
+** -- the scratch, the caller's output, the stream -- is 'packed', which
+** finish fills with the compressed form (sp_write_compressed: each block
+** straight into its span) before the plain sequence goes back. View, copy
+** and pieces then give the compressed message. The observer watches
+** 'packed' only. */
 typedef struct sp_entry {
   sp_writer w;
   sp_entry_kind kind;         /* SP_ENTRY_NONE before begin and after end */
   uint8_t *flat;              /* sp_entry_view: a contiguous copy, freed at end */
   size_t flat_len;
+  sp_compression compression; /* NONE: w is the output */
+  size_t compression_min_length;
+  sp_writer packed;           /* compressing: the output, written at finish */
 } sp_entry;
 
 /* Begins a to_array entry: the thread's scratch when it is free (or in
@@ -102,8 +118,8 @@ sp_code sp_entry_begin_output(sp_entry *e, const sp_output *out, const sp_option
 ** read them with sp_entry_piece. */
 sp_code sp_entry_begin_stream(sp_entry *e, sp_sink_fn sink, void *ctx, const sp_options *opt);
 
-/* Commits what was written (to the output, the sink). Returns the sticky
-** code. */
+/* Commits what was written (to the output, the sink); compressing, first
+** writes the compressed message to the output. Returns the sticky code. */
 sp_code sp_entry_finish(sp_entry *e);
 
 /* After finish, a to_array entry's message in one piece, valid until end:

@@ -93,12 +93,18 @@ typedef struct sp_doc {
 typedef struct sp_decode_options {
   unsigned max_depth;        /* 0 -> 500 */
   int borrow;                /* 1: str/bin/ext point into the input (which must
-                                outlive the tree) when they lie in one segment */
+                                outlive the tree) when they lie in one segment;
+                                a compressed message's are copied */
+  sp_decompress_options decompress;  /* detection on, 64 MiB limit by default */
 } sp_decode_options;
 
 /* Reads one value from r into *out, allocating in doc (which starts
 ** zeroed: sp_doc d = {0}). Positive integers become SP_UINT, negative ones
-** SP_INT, ext -1 of 4/8/12 bytes SP_TIMESTAMP. The reader's limits apply,
+** SP_INT, ext -1 of 4/8/12 bytes SP_TIMESTAMP. A value that is a compressed
+** message (Lz4Block or Lz4BlockArray, sp_compress.h) is decompressed into
+** pooled memory and its plain message decoded instead (which must be one
+** value: SP_E_TRAILING_BYTES otherwise); opt->decompress turns that off or
+** sets the limit. The reader's limits apply,
 ** and one budget for the whole decode: its containers together may claim
 ** no more values than the bytes r had left (SP_E_LENGTH_LIMIT), so a decode
 ** allocates at most a fixed multiple of its input (sp_value_decode.c says

@@ -315,7 +315,27 @@ void sp_write_str_utf16(sp_writer *w, const uint16_t *units, size_t n);
 void sp_write_bin_header(sp_writer *w, uint32_t n);
 void sp_write_bin(sp_writer *w, const void *data, size_t len);
 
-/* ext header: fixext 1/2/4/8/16 (d4..d8), else ext 8/16/32 (c7..c9). */
+/* Bytes of the ext header (type byte included) for a body of len bytes:
+** fixext 1/2/4/8/16 2, ext 8 3, ext 16 4, ext 32 6. */
+static inline size_t sp_ext_header_size(uint32_t len) {
+  if (len <= 16 && (len & (len - 1)) == 0 && len != 0) return 2;
+  return len <= 0xff ? 3 : len <= 0xffff ? 4 : 6;
+}
+
+/* ext header: fixext 1/2/4/8/16 (d4..d8), else ext 8/16/32 (c7..c9).
+** Returns its size (sp_ext_header_size). */
+static inline size_t sp_put_ext_header(uint8_t *p, int8_t type, uint32_t len) {
+  size_t size = sp_ext_header_size(len);
+  switch (size) {
+    case 2: p[0] = (uint8_t)(0xd4 + __builtin_ctz(len)); break;   /* 1, 2, 4, 8, 16 */
+    case 3: p[0] = 0xc7; p[1] = (uint8_t)len; break;
+    case 4: p[0] = 0xc8; sp_store16(p + 1, (uint16_t)len); break;
+    default: p[0] = 0xc9; sp_store32(p + 1, len); break;
+  }
+  p[size - 1] = (uint8_t)type;
+  return size;
+}
+
 void sp_write_ext_header(sp_writer *w, int8_t type, uint32_t len);
 void sp_write_ext(sp_writer *w, int8_t type, const void *data, size_t len);
 

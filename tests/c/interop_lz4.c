@@ -7,6 +7,12 @@
 ** benchmark workloads. Our blocks stay within 10% of LZ4_compress_default's
 ** size on b.records, d.strings and message-sized text.
 **
+** Inside MessagePack-CSharp's compressed layouts (sp_compress.h): liblz4
+** decompresses every block our Lz4Block and Lz4BlockArray messages embed to
+** exactly its stated length, and we decode messages whose blocks liblz4
+** made -- laid out as a .NET service would send them -- through the
+** decoders' detection.
+**
 ** Native only (it links liblz4), so it is not named test_*.c: the WASI
 ** build (wasm/wasi/CMakeLists.txt, tests/wasi/run.mjs) takes test_*.c.
 */
@@ -18,6 +24,7 @@
 
 #include "fixtures.h"
 #include "lz4_data.h"
+#include "lz4_layout.h"
 #include "sp_lz4.h"
 #include "sp_test.h"
 #include "../../bench/workload_bytes.h"
@@ -209,6 +216,156 @@ static void bound_is_liblz4s(void) {
   CHECK(sp_lz4_bound(SP_LZ4_MAX_INPUT + 1) == (size_t)LZ4_compressBound(LZ4_MAX_INPUT_SIZE + 1));
 }
 
+/* ---- inside MessagePack-CSharp's layouts ------------------------------------- */
+
+/* Every block of a compressed message, decompressed by LZ4_decompress_safe
+** into exactly its stated plain length, in order, gives 'plain'. */
+static int liblz4_reads_message(const uint8_t *b, size_t n, sp_compression mode, const uint8_t *plain,
+                                size_t plain_len) {
+  layout l;
+  size_t at = 0;
+  int ok = mode == SP_COMPRESSION_LZ4_BLOCK ? parse_lz4block(b, n, &l) : parse_lz4blockarray(b, n, &l);
+  for (size_t i = 0; ok && i < l.nblocks; i++) {
+    uint8_t *out = xmalloc((size_t)l.plain[i]);
+    ok = at + l.plain[i] <= plain_len &&
+         LZ4_decompress_safe((const char *)l.block[i], (char *)out, (int)l.block_len[i], (int)l.plain[i]) ==
+           (int)l.plain[i] &&
+         memcmp(out, plain + at, (size_t)l.plain[i]) == 0;
+    at += (size_t)l.plain[i];
+    free(out);
+  }
+  return ok && at == plain_len;
+}
+
+/* A formatter writing a bin of the bytes of an sp_bytes. */
+static int bin_format(sp_writer *w, const void *value) {
+  const sp_bytes *b = value;
+  sp_write_bin(w, b->data, b->len);
+  return 0;
+}
+
+/* 'plain' (the formatter's message) compressed in both modes by sp_to_array. */
+static void check_message(const char *what, sp_format_fn fn, const void *value) {
+  sp_buffer plain;
+  sp_output out = sp_buffer_output(&plain);
+  sp_buffer_init(&plain);
+  CHECK(sp_to_output(&out, fn, value, NULL, NULL) == SP_OK);
+  for (sp_compression mode = SP_COMPRESSION_LZ4_BLOCK; mode <= SP_COMPRESSION_LZ4_BLOCK_ARRAY; mode++) {
+    sp_options opt = {0};
+    sp_bytes b;
+    opt.compression = mode;
+    CHECK(sp_to_array(fn, value, &opt, &b, NULL) == SP_OK);
+    if (!CHECK(liblz4_reads_message(b.data, b.len, mode, plain.data, plain.len)))
+      fprintf(stderr, "    (%s, mode %d)\n", what, (int)mode);
+    sp_bytes_free(&b);
+  }
+  sp_buffer_free(&plain);
+}
+
+static void liblz4_reads_every_block_our_messages_embed(void) {
+  static const size_t sizes[] = {62, 100, 5000, 32763, 70000, 300000};
+  for (int w = 0; w < WL_COUNT; w++) {
+    static const sp_format_fn fmts[WL_COUNT] = {workload_fmt_records, workload_fmt_ints,
+                                                workload_fmt_strings, workload_fmt_big};
+    check_message(workload_names[w], fmts[w], NULL);
+  }
+  for (int kind = 0; kind < DATA_KINDS; kind++)
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+      sp_bytes b = {data_make(kind, sizes[i], (uint32_t)i + 11), sizes[i]};
+      check_message(data_kind_names[kind], bin_format, &b);
+      free(b.data);
+    }
+}
+
+/* liblz4 makes the block test_compression.c's layout test computed by hand. */
+static void liblz4_makes_the_hand_computed_64_byte_block(void) {
+  uint8_t m[64] = {0xc4, 0x3e}, block[128];
+  int n = LZ4_compress_default((const char *)m, (char *)block, 64, (int)sizeof block);
+  CHECK_BYTES(block, (size_t)(n > 0 ? n : 0), lz4_block64, sizeof lz4_block64);
+}
+
+/* A message as MessagePack-CSharp lays it out, with liblz4's blocks (maker
+** m): Lz4Block, or Lz4BlockArray over segments of .NET's Sequence sizes
+** (4 KiB, then 32 KiB). Bytes put by hand, from the documented layout. */
+static size_t put_ext(uint8_t *p, int type, uint32_t len) {
+  size_t h;
+  if (len == 1 || len == 2 || len == 4 || len == 8 || len == 16) {
+    p[0] = (uint8_t)(len == 1 ? 0xd4 : len == 2 ? 0xd5 : len == 4 ? 0xd6 : len == 8 ? 0xd7 : 0xd8);
+    h = 1;
+  } else if (len <= 0xff) { p[0] = 0xc7; p[1] = (uint8_t)len; h = 2; }
+  else if (len <= 0xffff) { p[0] = 0xc8; p[1] = (uint8_t)(len >> 8); p[2] = (uint8_t)len; h = 3; }
+  else { p[0] = 0xc9; sp_store32(p + 1, len); h = 5; }
+  p[h] = (uint8_t)type;
+  return h + 1;
+}
+
+static size_t put_uint(uint8_t *p, uint32_t v) {
+  if (v <= 0x7f) { p[0] = (uint8_t)v; return 1; }
+  if (v <= 0xff) { p[0] = 0xcc; p[1] = (uint8_t)v; return 2; }
+  if (v <= 0xffff) { p[0] = 0xcd; p[1] = (uint8_t)(v >> 8); p[2] = (uint8_t)v; return 3; }
+  p[0] = 0xce; sp_store32(p + 1, v); return 5;
+}
+
+static size_t dotnet_message(const maker *m, int array, const uint8_t *plain, size_t n, uint8_t *out) {
+  size_t at = 0, segs = 0, lens = 0, seg[128];
+  for (size_t off = 0; off < n; off += seg[segs++]) {
+    size_t want = segs == 0 ? 4096 : 32768;
+    seg[segs] = n - off < want ? n - off : want;
+    lens += seg[segs] <= 0x7f ? 1 : seg[segs] <= 0xff ? 2 : 3;   /* what put_uint writes */
+  }
+  if (!array) {
+    uint8_t *block = xmalloc((size_t)LZ4_compressBound((int)n));
+    int len = make_block(m, plain, n, block, (size_t)LZ4_compressBound((int)n));
+    at = put_ext(out, 99, (uint32_t)len + 5);
+    out[at] = 0xd2;
+    sp_store32(out + at + 1, (uint32_t)n);
+    memcpy(out + at + 5, block, (size_t)len);
+    free(block);
+    return at + 5 + (size_t)len;
+  }
+  if (segs + 1 <= 15) {
+    out[at++] = (uint8_t)(0x90 | (segs + 1));
+  } else {
+    out[at++] = 0xdc;
+    sp_store16(out + at, (uint16_t)(segs + 1));
+    at += 2;
+  }
+  at += put_ext(out + at, 98, (uint32_t)lens);
+  for (size_t i = 0; i < segs; i++) at += put_uint(out + at, (uint32_t)seg[i]);
+  for (size_t i = 0, off = 0; i < segs; off += seg[i++]) {
+    int len = make_block(m, plain + off, seg[i], out + at + 5, (size_t)LZ4_compressBound((int)seg[i]));
+    out[at] = 0xc6;
+    sp_store32(out + at + 1, (uint32_t)len);
+    at += 5 + (size_t)len;
+  }
+  return at;
+}
+
+static void messages_with_liblz4s_blocks_decode(void) {
+  sp_buffer plain;
+  sp_buffer_init(&plain);
+  for (int w = 0; w < WL_COUNT; w++) {
+    CHECK(workload_build(w, &plain) == SP_OK);
+    for (int k = 0; k < nmakers; k += 4)
+      for (int array = 0; array <= 1; array++) {
+        uint8_t *msg = xmalloc((size_t)LZ4_compressBound((int)plain.len) + 1024);
+        size_t n = dotnet_message(&makers[k], array, plain.data, plain.len, msg);
+        sp_doc doc = {0};
+        sp_value v;
+        sp_bytes again = {0};
+        CHECK(sp_value_decode(msg, n, NULL, &doc, &v, NULL) == SP_OK);
+        CHECK(sp_to_array(sp_format_value, &v, NULL, &again, NULL) == SP_OK);
+        if (!CHECK_BYTES(again.data, again.len, plain.data, plain.len))
+          fprintf(stderr, "    (%s, liblz4 %s, %s)\n", workload_names[w], makers[k].name,
+                  array ? "Lz4BlockArray" : "Lz4Block");
+        sp_bytes_free(&again);
+        sp_doc_free(&doc);
+        free(msg);
+      }
+  }
+  sp_buffer_free(&plain);
+}
+
 int main(void) {
   init_makers();
   printf("liblz4 %s\n", LZ4_versionString());
@@ -221,6 +378,9 @@ int main(void) {
   SP_RUN(small_inputs_are_within_10_percent_of_liblz4_default);
   SP_RUN(both_refuse_output_past_the_claimed_length);
   SP_RUN(bound_is_liblz4s);
+  SP_RUN(liblz4_reads_every_block_our_messages_embed);
+  SP_RUN(liblz4_makes_the_hand_computed_64_byte_block);
+  SP_RUN(messages_with_liblz4s_blocks_decode);
   sp_shutdown();
   return sp_test_summary();
 }

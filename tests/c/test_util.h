@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "scratchpack.h"
 
@@ -50,6 +51,19 @@ static inline uint8_t *pattern(size_t n, uint32_t seed) {
     p[i] = (uint8_t)x;
   }
   return p;
+}
+
+/* A to_stream sink (and a plain appender) that adds the bytes at the end
+** of the sp_buffer at ctx. Returns 1 when the buffer cannot grow. */
+static inline int buffer_sink(void *ctx, const uint8_t *bytes, size_t len) {
+  sp_buffer *dst = ctx;
+  size_t avail;
+  sp_output o = sp_buffer_output(dst);
+  uint8_t *p = o.get_span(dst, len, &avail);
+  if (p == NULL) return 1;
+  if (len) memcpy(p, bytes, len);
+  o.advance(dst, len);
+  return 0;
 }
 
 #endif

@@ -53,7 +53,7 @@ static void decoded_tree_reencodes_to_the_same_bytes(void) {
 static void borrowed_bodies_point_into_the_input(void) {
   sp_bytes b = sample();
   sp_doc copied = {0}, borrowed = {0};
-  sp_decode_options opt = {0, 1};
+  sp_decode_options opt = {.borrow = 1};
   sp_value v, w;
   const sp_value *tag;
   CHECK(sp_value_decode(b.data, b.len, NULL, &copied, &v, NULL) == SP_OK);
@@ -130,7 +130,7 @@ static void item_block_past_size_max_is_refused(void) {
 static uint64_t decode_allocates(const uint8_t *p, size_t len, int borrow, sp_code *code,
                                  sp_error *e) {
   sp_doc doc = {0};
-  sp_decode_options opt = {0, borrow};
+  sp_decode_options opt = {.borrow = borrow};
   sp_value v;
   sp_alloc_stats a;
   sp_alloc_stats_reset();

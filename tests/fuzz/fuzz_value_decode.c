@@ -22,7 +22,7 @@
 ** returns the code, with the end offset or the error's offset in *at. */
 static sp_code decode(const uint8_t *data, size_t len, const sp_sequence *seq, int borrow,
                       sp_doc *doc, sp_value *v, uint64_t *at) {
-  sp_decode_options opt = {0, borrow};
+  sp_decode_options opt = {.borrow = borrow, .decompress.off = 1};   /* fuzz_compressed_decode has those */
   sp_reader r;
   sp_code c;
   if (seq) sp_reader_init_sequence(&r, seq);
