@@ -117,7 +117,7 @@ export async function loadModule({ threaded, poolSize, wasmBinary, files = packa
     if (script) await host.check(script);     // names the missing file when it is missing
     throw missingFile(script || 'the module', e.message, e);
   }
-  const bytes = wasmBinary || await host.read(build.wasm);
+  const bytes = wasmBinary || wasmFile(build.wasm, await host.read(build.wasm));
   // The workers load the worker script and it imports the module's script:
   // a missing one would leave the pool, and so this promise, waiting forever.
   if (threaded && poolSize > 0) await Promise.all(besideWasm(build).map((url) => host.check(url)));
@@ -140,6 +140,14 @@ export async function loadModule({ threaded, poolSize, wasmBinary, files = packa
     };
     factory(settings).then(resolve, reject);
   });
+}
+
+// The bytes read from `url`, when they are WebAssembly: a server that
+// answers a missing file with a page (a dev server's fallback) gives 200.
+function wasmFile(url, bytes) {
+  if (bytes.length >= 4 && bytes[0] === 0 && bytes[1] === 0x61 && bytes[2] === 0x73 && bytes[3] === 0x6d) return bytes;
+  const start = Array.from(bytes.subarray(0, 4), (b) => b.toString(16).padStart(2, '0')).join(' ');
+  throw missingFile(url, `not a WebAssembly file: it starts ${start || '(empty)'}, not 00 61 73 6d`);
 }
 
 // The WebAssembly.Memory among an object's values (export names are minified).

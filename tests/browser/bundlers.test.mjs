@@ -1,12 +1,12 @@
 // The package bundled for the browser as its users do (README "Bundlers"):
 // tests/browser/bundlers/ (a page importing 'scratchpack' by name) built
-// with Vite and with esbuild, then run in chromium -- without cross-origin
-// isolation on the single-threaded build, and isolated with a pthread
-// (threads: 1). Neither bundle may hold a node: import or the Node file
+// with Vite and with esbuild, and served by Vite's dev server, then run in
+// chromium -- without cross-origin isolation on the single-threaded build,
+// and isolated with a pthread (threads: 1). Neither bundle may hold a node: import or the Node file
 // reader, and a file the page cannot load (404) makes createScratchpack
 // reject naming it.
 import assert from 'node:assert/strict';
-import { copyFileSync, cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { copyFileSync, cpSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -14,13 +14,13 @@ import { extname, join, resolve, sep } from 'node:path';
 import { after, before, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { build as esbuild } from 'esbuild';
-import { build as vite } from 'vite';
+import { createServer as viteServer, build as vite } from 'vite';
 
 import { startBrowser } from './harness.mjs';
 
 const root = resolve(fileURLToPath(new URL('../..', import.meta.url)));
 const work = mkdtempSync(join(tmpdir(), 'scratchpack-bundlers-'));
-const project = join(work, 'project');                 // the user's project: the fixture, and the package by name
+const project = join(work, 'project');                 // the user's project: the fixture, and the package installed
 const out = { vite: join(work, 'vite'), esbuild: join(work, 'esbuild') };
 const types = { '.js': 'text/javascript', '.mjs': 'text/javascript', '.wasm': 'application/wasm', '.html': 'text/html' };
 // What the esbuild recipe copies beside the bundle (README "Bundlers").
@@ -32,14 +32,15 @@ let esbuildInputs = [];
 
 before(async () => {
   cpSync(join(root, 'tests/browser/bundlers'), project, { recursive: true });
-  mkdirSync(join(project, 'node_modules'));
-  symlinkSync(root, join(project, 'node_modules/scratchpack'));
-  await vite({ root: project, configFile: false, logLevel: 'error', build: { outDir: out.vite, emptyOutDir: true } });
+  const installed = join(project, 'node_modules/scratchpack');   // what npm install puts there
+  for (const f of ['package.json', 'js', 'dist']) cpSync(join(root, f), join(installed, f), { recursive: true });
+  await vite({ root: project, configFile: join(project, 'vite.config.mjs'), logLevel: 'error',
+    build: { outDir: out.vite, emptyOutDir: true } });
   const r = await esbuild({ entryPoints: [join(project, 'app.js')], bundle: true, format: 'esm', platform: 'browser',
     outdir: out.esbuild, absWorkingDir: project, metafile: true, logLevel: 'silent' });
   esbuildInputs = Object.keys(r.metafile.inputs);
   copyFileSync(join(project, 'index.html'), join(out.esbuild, 'index.html'));
-  for (const f of esbuildCopies) copyFileSync(join(root, 'dist', f), join(out.esbuild, f));
+  for (const f of esbuildCopies) copyFileSync(join(installed, 'dist', f), join(out.esbuild, f));
   browser = await startBrowser();
 });
 after(async () => {
@@ -67,9 +68,9 @@ function serve(dir, { isolated, hide = [] }) {
   return new Promise((ok) => server.listen(0, '127.0.0.1', () => ok(`http://127.0.0.1:${server.address().port}/`)));
 }
 
-// Opens the bundle's page; resolves window.result and the page's uncaught errors.
-async function open(bundler, { isolated, threads = 0, hide }) {
-  const url = await serve(out[bundler], { isolated, hide });
+// Opens the bundle's page (or `url`'s); resolves window.result and the page's uncaught errors.
+async function open(bundler, { isolated, threads = 0, hide, url }) {
+  url ??= await serve(out[bundler], { isolated, hide });
   const page = await browser.ctx.newPage();
   const errors = [];
   page.on('pageerror', (e) => errors.push(e.message));
@@ -111,6 +112,22 @@ for (const bundler of ['vite', 'esbuild']) {
     assert.deepEqual(errors, []);
   });
 }
+
+test('vite dev server (the package kept out of pre-bundling): single-threaded, then with a pthread when isolated', async () => {
+  for (const isolated of [false, true]) {
+    const headers = isolated ? { 'Cross-Origin-Opener-Policy': 'same-origin', 'Cross-Origin-Embedder-Policy': 'require-corp' } : {};
+    const server = await viteServer({ root: project, configFile: join(project, 'vite.config.mjs'), logLevel: 'error',
+      server: { host: '127.0.0.1', port: 0, headers } });
+    await server.listen();
+    try {
+      const { result, errors } = await open('vite', { url: server.resolvedUrls.local[0], threads: isolated ? 1 : 0 });
+      assert.deepEqual(result, expected(isolated));
+      assert.deepEqual(errors, []);
+    } finally {
+      await server.close();
+    }
+  }
+});
 
 test('esbuild: a .wasm the page cannot load (404) rejects, naming its URL', async () => {
   const { result } = await open('esbuild', { isolated: false, hide: ['scratchpack-st.wasm'] });

@@ -13,18 +13,20 @@ const root = fileURLToPath(new URL('../..', import.meta.url));
 const work = mkdtempSync(join(tmpdir(), 'scratchpack-missing-'));
 after(() => rmSync(work, { recursive: true, force: true }));
 
-// A copy of the package without `file`; resolves its index.js, imported.
-async function packageWithout(file) {
+// A copy of the package without `file` (or with `replace` in its place);
+// resolves its index.js, imported.
+async function packageWithout(file, replace) {
   const dir = join(work, file.replace(/\W/g, '_'));
   cpSync(join(root, 'js'), join(dir, 'js'), { recursive: true });
   cpSync(join(root, 'dist'), join(dir, 'dist'), { recursive: true });
   writeFileSync(join(dir, 'package.json'), '{"type":"module"}\n');
-  rmSync(join(dir, 'dist', file));
+  if (replace === undefined) rmSync(join(dir, 'dist', file));
+  else writeFileSync(join(dir, 'dist', file), replace);
   return { dir, sp: await import(pathToFileURL(join(dir, 'js/index.js')).href) };
 }
 
-async function rejectsNaming(file, options) {
-  const { dir, sp } = await packageWithout(file);
+async function rejectsNaming(file, options, replace) {
+  const { dir, sp } = await packageWithout(file, replace);
   const err = await Promise.race([
     sp.createScratchpack(options).then((s) => { s.close(); return null; }, (e) => e),
     new Promise((ok) => setTimeout(() => ok(new Error('createScratchpack neither resolved nor rejected in 20 s')), 20000).unref()),
@@ -41,6 +43,8 @@ test('a missing threaded .wasm is named', () => rejectsNaming('scratchpack.wasm'
 test('a missing module script is named', () => rejectsNaming('scratchpack-st.mjs', { wasm: 'single' }));
 test('a missing pthread worker is named instead of a pool that never loads', () =>
   rejectsNaming('scratchpack.worker.js', { threads: 1 }));
+test('a .wasm that is not WebAssembly (a server\'s fallback page) is named', () =>
+  rejectsNaming('scratchpack-st.wasm', { wasm: 'single' }, '<!doctype html><title>not found</title>'));
 test('the complete copy loads (the cases above fail for the file they take out)', async () => {
   const { sp } = await packageWithout('scratchpack-wasi.wasm');
   const s = await sp.createScratchpack({ threads: 1 });
