@@ -33,7 +33,7 @@ export function useNodeFiles(files) {
 
 async function fileHost() {
   if (!isNode) return browserFiles;
-  nodeFiles ??= await import(/* @vite-ignore */ nodeFilesModule);
+  nodeFiles ??= await import(/* @vite-ignore */ /* webpackIgnore: true */ nodeFilesModule);
   return nodeFiles;
 }
 
