@@ -85,20 +85,20 @@ const packaged = {
   },
 };
 
-// The worker and the script it imports, when they sit beside the .wasm
-// under their own names (no bundler, or esbuild's recipe); a bundler that
-// renamed the .wasm emitted the worker itself.
-function besideWasm(build) {
-  const { names } = build;
-  if (!names?.worker || !new URL(build.wasm).pathname.endsWith(`/${names.wasm}`)) return [];
-  return [new URL(names.worker, build.wasm), new URL(names.script, build.wasm)];
+// Whether the build's files sit beside its .wasm under their own names (no
+// bundler, or esbuild's recipe); a bundler that renamed the .wasm emitted
+// the others itself.
+function ownNames(build) {
+  return !!build.names && new URL(build.wasm).pathname.endsWith(`/${build.names.wasm}`);
 }
+const beside = (build, name) => new URL(build.names[name], build.wasm);
 
 /**
  * Loads a module: the pthread build when `threaded`, else the single-
  * threaded one, from `files` ({ threads, single }, each { load() -> the
- * ES module, wasm: URL, and optionally names: the file names that
- * besideWasm checks }; the package's by default). `poolSize` pthread workers are started with it (pthread build
+ * ES module, wasm: URL, and optionally names: { wasm, script, worker },
+ * the file names checked when a file will not load }; the package's by
+ * default). `poolSize` pthread workers are started with it (pthread build
  * only); `wasmBinary`, when given, is used instead of reading the .wasm;
  * `log` gets the module's printed lines. Returns the Emscripten Module
  * object, with its WebAssembly.Memory as `spMemory` (imported by the
@@ -113,14 +113,14 @@ export async function loadModule({ threaded, poolSize, wasmBinary, files = packa
   try {
     factory = (await build.load()).default;
   } catch (e) {
-    const script = build.names ? new URL(build.names.script, build.wasm) : null;
-    if (script) await host.check(script);     // names the missing file when it is missing
-    throw missingFile(script || 'the module', e.message, e);
+    if (ownNames(build)) await host.check(beside(build, 'script'));   // names it when it is missing
+    throw missingFile('the module script', e.message, e);
   }
   const bytes = wasmBinary || wasmFile(build.wasm, await host.read(build.wasm));
   // The workers load the worker script and it imports the module's script:
   // a missing one would leave the pool, and so this promise, waiting forever.
-  if (threaded && poolSize > 0) await Promise.all(besideWasm(build).map((url) => host.check(url)));
+  const worker = threaded && ownNames(build) && build.names.worker ? beside(build, 'worker') : null;
+  if (worker && poolSize > 0) await Promise.all([host.check(worker), host.check(beside(build, 'script'))]);
   const settings = { wasmBinary: bytes, pthreadPoolSize: threaded ? poolSize : 0 };
   settings.print = settings.printErr = log;
   return new Promise((resolve, reject) => {
@@ -131,14 +131,19 @@ export async function loadModule({ threaded, poolSize, wasmBinary, files = packa
       WebAssembly.instantiate(bytes, imports).then(({ instance, module }) => {
         settings.spMemory = memoryOf(instance.exports) || Object.values(imports).map(memoryOf).find(Boolean);
         receive(instance, module);
-        // A worker that fails to start rejects instead of leaving the pool waiting.
-        for (const w of settings.PThread?.unusedWorkers ?? [])
-          w.onerror = (e) => reject(missingFile(besideWasm(build)[0] || 'the pthread worker', e.message || 'it failed to start', e));
+        // A worker that fails to start rejects instead of leaving the pool
+        // waiting; once the module is ready, Emscripten's handler is back.
+        for (const w of settings.PThread?.unusedWorkers ?? []) {
+          const own = w.onerror;
+          w.onerror = (e) => (ready ? own.call(w, e)
+            : reject(missingFile(worker || 'the pthread worker', e.message || 'it failed to start', e)));
+        }
         if (threaded && poolSize === 0) settings.removeRunDependency('wasm-instantiate');
       }, reject);
       return {};
     };
-    factory(settings).then(resolve, reject);
+    let ready = false;
+    factory(settings).then((m) => { ready = true; resolve(m); }, reject);
   });
 }
 
