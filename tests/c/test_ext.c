@@ -12,6 +12,7 @@
 
 #include "scratchpack.h"
 #include "sp_test.h"
+#include "test_util.h"
 
 /* ---- a point as ext 7: two bytes, x then y ------------------------------- */
 
@@ -256,14 +257,7 @@ static void handlers_against_the_contract_are_refused_before_reading(void) {
 
 /* ---- failing allocations ----------------------------------------------------- */
 
-static long countdown = -1;                 /* fail the allocation when it reaches 0 */
-
-static void *failing_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
-  (void)ud; (void)osize;
-  if (nsize == 0) { free(ptr); return NULL; }
-  if (countdown >= 0 && countdown-- == 0) return NULL;
-  return realloc(ptr, nsize);
-}
+#define countdown (*fail_nth_countdown())     /* test_util.h's fail_nth_alloc */
 
 /* Fails allocation 0, 1, 2, ... of a cold encode of a tree of ext objects
 ** (8-byte scratch: it migrates) and of a decode of it through handlers that
@@ -287,7 +281,7 @@ static void every_failing_allocation_leaks_nothing(void) {
   CHECK(sp_to_array(sp_format_value, &v, NULL, &packed, NULL) == SP_OK);
   sp_shutdown();
   live = sp_alloc_live_bytes();
-  sp_alloc_set_hook(failing_alloc, NULL);
+  sp_alloc_set_hook(fail_nth_alloc, NULL);
   for (long k = 0; triggered && k < 500; k++) {
     sp_decode_options o = {0};
     sp_bytes b = {0};
@@ -392,7 +386,7 @@ static void schema_ext_decode_failing_allocations_leak_nothing(void) {
   int triggered = 1;
   sp_shutdown();
   live = sp_alloc_live_bytes();
-  sp_alloc_set_hook(failing_alloc, NULL);
+  sp_alloc_set_hook(fail_nth_alloc, NULL);
   for (long k = 0; triggered && k < 200; k++) {
     shape s = {0};
     sp_code c;
