@@ -157,7 +157,8 @@ typedef struct sp_decode_options {
 ** and one budget for the whole decode: its containers together may claim
 ** no more values than the bytes r had left (SP_E_LENGTH_LIMIT), so a decode
 ** allocates at most a fixed multiple of its input (sp_value_decode.c says
-** which). On failure returns the reader's error code; *out is nil and doc
+** which; what ext handlers allocate with sp_doc_alloc comes on top). On
+** failure returns the reader's error code; *out is nil and doc
 ** may hold partial allocations (sp_doc_free releases them). */
 sp_code sp_value_read(sp_reader *r, const sp_decode_options *opt, sp_doc *doc, sp_value *out);
 
