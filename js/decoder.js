@@ -7,7 +7,7 @@
 // touch: the WASM module -- decoding builds JS values, which only JS can
 // do, so the bytes are read where they are.
 
-import { Ext } from './ext.js';
+import { Ext, extDecode, extensionTable } from './ext.js';
 import { ScratchpackError, codes, decodeError } from './errors.js';
 import { intRange, isTypedCtor } from './typed.js';
 import { readUtf8 } from './text.js';
@@ -24,6 +24,7 @@ export const decodeDefaults = Object.freeze({
   maxArrayLength: 0xffffffff,
   maxMapLength: 0xffffffff,
   maxExtLength: 0xffffffff,
+  extensions: null,       // the user's ext types (ext.js): decoded by their decode()
 });
 
 const int64Modes = ['auto', 'bigint', 'number', 'string'];
@@ -44,6 +45,7 @@ export function decodeOptions(o, base = decodeDefaults) {
     throw bad("typedArrays must be false, 'auto' or a typed array constructor");
   for (const k of ['maxDepth', 'maxStrLength', 'maxBinLength', 'maxArrayLength', 'maxMapLength', 'maxExtLength'])
     if (!Number.isInteger(r[k]) || r[k] < 0) throw bad(`${k} must be a non-negative integer`);
+  r.extensions = extensionTable(r.extensions);
   return Object.freeze(r);
 }
 
@@ -56,7 +58,7 @@ let f64 = new Float64Array(1024);    // typed decoding scans numbers into this f
 
 /** Decodes exactly one value from bytes (a Uint8Array, ArrayBuffer or other view). */
 export function decodeValue(bytes, options) {
-  // No user code runs while decoding, so the state needs no saving.
+  // User code (an extension's decode) saves the state around itself (userExt).
   src = asBytes(bytes); pos = 0; len = src.length; dv = null; opt = options;
   try {
     const v = read(0);
@@ -288,7 +290,22 @@ function readExt(n, at) {
   const type = (src[pos] << 24) >> 24;
   pos += 1 + n;
   if (type === -1) return readTimestamp(pos - n, n, at);
+  const e = type >= 0 && opt.extensions !== null ? opt.extensions.byType[type] : null;
+  if (e !== null) return userExt(e, n, at);
   return new Ext(type, src.slice(pos - n, pos));
+}
+
+// A registered ext type through the user's decode, given the data as bin
+// values are (a copy, or a view with binary: 'view'). That code may decode
+// in turn, which would reuse this module's state: it is kept here.
+function userExt(e, n, at) {
+  const s = src, p = pos, l = len, d = dv, o = opt;
+  const data = o.binary === 'view' ? s.subarray(p - n, p) : s.slice(p - n, p);
+  try {
+    return extDecode(e, data, at);
+  } finally {
+    src = s; pos = p; len = l; dv = d; opt = o;
+  }
 }
 
 // Timestamp ext -1: 32-bit seconds; 64-bit nsec:30 | sec:34; 96-bit nsec + int64 sec.

@@ -10,7 +10,8 @@
 // pieces of it. The pieces are the elements of containers: a big array, map
 // or object (at any depth) is written as its header, then element by
 // element; a big str or bin as its header, then in slices; anything else in
-// one piece (a numeric typed array too: C writes it whole). After a
+// one piece (a numeric typed array too: C writes it whole; and a value of
+// an extension's class: its encode gives its bytes at once). After a
 // piece, once the writer has moved past a segment, everything written goes
 // to the writable as one chunk (a copy), the segments go back to the pool,
 // and the walk waits while the writable asks it to. So WASM holds at most
@@ -40,8 +41,8 @@ const ARRAY = 0, OBJECT = 1, MAP = 2, BYTES = 3, TEXT = 4;
  * and releases. Resolves to the bytes handed to out. isClosed() is asked
  * after every wait: a closed instance stops the walk with CANCELLED.
  */
-export async function streamEncode(sink, value, out, maxDepth, isClosed) {
-  const walk = new StreamWalk(sink, out, maxDepth, isClosed);
+export async function streamEncode(sink, value, out, maxDepth, isClosed, exts = null) {
+  const walk = new StreamWalk(sink, out, maxDepth, isClosed, exts);
   try {
     await walk.run(value);
     await out.done();
@@ -52,8 +53,9 @@ export async function streamEncode(sink, value, out, maxDepth, isClosed) {
 }
 
 class StreamWalk {
-  constructor(sink, out, maxDepth, isClosed) {
+  constructor(sink, out, maxDepth, isClosed, exts) {
     this.sink = sink;
+    this.exts = exts;                   // the extensions (ext.js): their values are written whole
     this.out = out;
     this.maxDepth = maxDepth;
     this.isClosed = isClosed;
@@ -114,6 +116,7 @@ class StreamWalk {
   enter(v, at) {
     if (typeof v === 'string') return v.length > BIG_LEAF / 3 && this.enterText(v, at);
     if (typeof v !== 'object' || v === null) return false;
+    if (this.exts !== null && v.constructor !== Object && this.exts.find(v) !== null) return false;
     let kind;
     if (v.constructor === Object) kind = OBJECT;
     else if (Array.isArray(v)) kind = ARRAY;
@@ -201,7 +204,7 @@ class StreamWalk {
   // One piece, written whole, as an element of the container at 'depth'.
   write(v, at, depth) {
     try {
-      encodeWith(this.sink, v, this.maxDepth - depth);
+      encodeWith(this.sink, v, this.maxDepth - depth, this.exts);
     } catch (e) {
       throw this.rebase(e, at);
     }

@@ -13,7 +13,7 @@ const C_CODES = [
   'VALUE_RANGE',      // 5  a value the format cannot carry: a BigInt outside 64 bits, an invalid Date
   'BUFFER_TOO_SMALL', // 6  encodeInto's target (C: the caller's output) is full
   'SINK',             // 7  C: the to_stream sink failed (its code in 'inner')
-  'CALLBACK',         // 8  C: a user formatter failed (its code in 'inner')
+  'CALLBACK',         // 8  a user callback failed: C's formatter or ext handler (code in 'inner'), JS's extension encode/decode (error in 'cause')
   'TRUNCATED',        // 9  decode: the input ends inside a value or before what a header announces
   'MALFORMED',        // 10 decode: 0xc1, or a timestamp of bad length or nanoseconds
   'TYPE',             // 11 C: a read of another type than the one there

@@ -1,5 +1,12 @@
-// ext.js -- MessagePack extension values other than the timestamp.
-// Owns: the Ext class. Must not touch: encoding (writer.js writes it).
+// ext.js -- MessagePack extension values other than the timestamp, and the
+// user's extension types (classes encoded as ext values and back).
+// Owns: the Ext class; checking the `extensions` option and the table made
+// from it (lookup by class for the writer, by type for the decoder); the
+// calls of a user's encode and decode and what their failures become.
+// Must not touch: formats (writer.js writes ext headers, decoder.js reads
+// them).
+
+import { EncodeFailure, ScratchpackError, codes } from './errors.js';
 
 /**
  * An extension value: a type in -128..127 and its bytes. Type -1 is the
@@ -12,4 +19,115 @@ export class Ext {
     this.type = type;
     this.data = data instanceof Uint8Array ? data : new Uint8Array(data);
   }
+}
+
+const bad = (what) => new ScratchpackError(codes.INVALID_ARGUMENT, what);
+const EXT_FIELDS = ['type', 'class', 'encode', 'decode'];
+
+function className(c) {
+  return typeof c === 'function' && c.name ? c.name : '<anonymous class>';
+}
+
+/**
+ * The checked `extensions` option: a class maps to its entry through its
+ * prototype (so a subclass is found through the nearest registered
+ * ancestor), a type to its entry through an array of 128.
+ */
+export class ExtensionTable {
+  constructor(list) {
+    this.list = Object.freeze(list);
+    this.byProto = new Map();
+    this.byType = new Array(128).fill(null);
+    for (const e of list) {
+      this.byProto.set(e.class.prototype, e);
+      this.byType[e.type] = e;
+    }
+  }
+
+  /** The entry whose class is v's, or the nearest ancestor's; null for none. */
+  find(v) {
+    for (let p = Object.getPrototypeOf(v); p !== null && p !== Object.prototype; p = Object.getPrototypeOf(p)) {
+      const e = this.byProto.get(p);
+      if (e !== undefined) return e;
+    }
+    return null;
+  }
+}
+
+/**
+ * Checks an `extensions` option (an array of { type, class, encode, decode })
+ * and returns its table, or null for none (undefined, null, []). Throws
+ * INVALID_ARGUMENT naming the entry at fault.
+ *
+ * Types are 0..127: the MessagePack spec reserves -128..-1 for types of its
+ * own (-1 is the timestamp), and a type it defines later must not decode
+ * into a user's class.
+ */
+export function extensionTable(list) {
+  if (list === undefined || list === null) return null;
+  if (list instanceof ExtensionTable) return list;
+  if (!Array.isArray(list)) throw bad('extensions must be an array of { type, class, encode, decode }');
+  const types = new Map(), classes = new Map(), out = [];
+  list.forEach((x, i) => {
+    const where = `extensions[${i}]`;
+    if (x === null || typeof x !== 'object') throw bad(`${where} must be an object { type, class, encode, decode }`);
+    for (const k of Object.keys(x))
+      if (!EXT_FIELDS.includes(k)) throw bad(`${where} has an unknown field '${k}'; known: ${EXT_FIELDS.join(', ')}`);
+    const { type, class: cls, encode, decode } = x;
+    if (type === -1) throw bad(`${where}.type -1 is the timestamp, which scratchpack reads and writes itself (Date)`);
+    if (!Number.isInteger(type) || type < 0 || type > 127)
+      throw bad(`${where}.type must be an integer in 0..127 (-128..-1 are reserved by MessagePack), not ${type}`);
+    if (typeof cls !== 'function' || cls.prototype === undefined || cls.prototype === null)
+      throw bad(`${where}.class must be a class (a constructor function)`);
+    if (cls === Object) throw bad(`${where}.class cannot be Object: every plain object would match it`);
+    if (typeof encode !== 'function') throw bad(`${where}.encode must be a function (value) => Uint8Array`);
+    if (typeof decode !== 'function') throw bad(`${where}.decode must be a function (data: Uint8Array) => value`);
+    if (types.has(type)) throw bad(`${where} and extensions[${types.get(type)}] both have type ${type}`);
+    if (classes.has(cls))
+      throw bad(`${where} and extensions[${classes.get(cls)}] both have class ${className(cls)}`);
+    types.set(type, i);
+    classes.set(cls, i);
+    out.push(Object.freeze({ type, class: cls, encode, decode }));
+  });
+  return out.length === 0 ? null : new ExtensionTable(out);
+}
+
+/**
+ * Calls e.encode(v) and returns its bytes. A throw, or a result that is not
+ * a Uint8Array, becomes a ScratchpackError CALLBACK (the writer adds the
+ * value's path; the user's error is its cause).
+ */
+export function extEncode(e, v) {
+  let data;
+  try {
+    data = e.encode(v);
+  } catch (err) {
+    throw new EncodeFailure(codes.CALLBACK, `extension ${e.type} (${className(e.class)}) encode threw: ${said(err)}`, err);
+  }
+  if (!(data instanceof Uint8Array))
+    throw new EncodeFailure(codes.CALLBACK,
+      `extension ${e.type} (${className(e.class)}) encode returned ${describe(data)}, not a Uint8Array`);
+  return data;
+}
+
+/**
+ * Calls e.decode(data) for the ext at byte `at`. A throw becomes a
+ * ScratchpackError CALLBACK at that offset, the user's error its cause.
+ */
+export function extDecode(e, data, at) {
+  try {
+    return e.decode(data);
+  } catch (err) {
+    throw new ScratchpackError(codes.CALLBACK,
+      `extension ${e.type} (${className(e.class)}) decode threw: ${said(err)} (at byte ${at})`, { offset: at, cause: err });
+  }
+}
+
+const said = (err) => (err instanceof Error ? err.message : String(err));
+
+function describe(v) {
+  if (v === null) return 'null';
+  if (typeof v !== 'object') return typeof v;
+  const name = v.constructor?.name || 'object';
+  return `${/^[AEIOU]/i.test(name) ? 'an' : 'a'} ${name}`;
 }

@@ -90,6 +90,37 @@ export declare class Lease implements Disposable {
   [Symbol.dispose](): void;
 }
 
+/**
+ * One of your classes written as an ext value: encode gives its bytes, and
+ * decode makes the value again from them. Pass a list of them as the
+ * `extensions` option (createScratchpack, decode, decodeStream,
+ * decodeMultiple). A value is matched through its prototype chain: an
+ * instance of `class` or of a subclass (the nearest registered class wins).
+ * A throw in encode or decode, or an encode result that is not a
+ * Uint8Array, is a ScratchpackError CALLBACK (the value's path, or the ext's
+ * byte offset; your error as `cause`). In decodeStream, decode may run more
+ * than once for an ext in a message that spans chunks: keep it free of side
+ * effects.
+ * @example
+ * const point: Extension<Point> = {
+ *   type: 7, class: Point,
+ *   encode: (p) => Uint8Array.of(p.x, p.y),
+ *   decode: (d) => new Point(d[0], d[1]),
+ * };
+ * const sp = await createScratchpack({ extensions: [point] });
+ * sp.encode(new Point(1, 2));   // d5 07 01 02
+ */
+export interface Extension<T> {
+  /** 0..127: MessagePack reserves -128..-1 for its own types (-1 is the timestamp). */
+  readonly type: number;
+  /** The class whose instances (subclasses' too) this extension writes. */
+  readonly class: abstract new (...args: any[]) => T;
+  /** The value's bytes (the ext's data). */
+  encode(value: T): Uint8Array;
+  /** The value from the ext's data (a copy; a view of the input with `binary: 'view'`). */
+  decode(data: Uint8Array): T;
+}
+
 /** Typed arrays decode can produce for numeric MessagePack arrays. */
 export type TypedArrayConstructor =
   | Int8ArrayConstructor | Uint8ArrayConstructor | Uint8ClampedArrayConstructor
@@ -127,6 +158,12 @@ export interface DecodeOptions extends Limits {
    * Float64Array, the smallest that holds them), or false (default).
    */
   typedArrays?: false | 'auto' | TypedArrayConstructor;
+  /**
+   * Ext types decoded by your decode (see {@link Extension}); other types
+   * stay Ext. On an instance's calls, a list given here replaces the
+   * instance's for that call.
+   */
+  extensions?: readonly Extension<any>[] | null;
 }
 
 /**
@@ -191,6 +228,8 @@ export interface ScratchpackOptions {
    * per bucket up to 128 KiB is ~25 MiB).
    */
   cacheLimit?: number | undefined;
+  /** Your classes as ext types (see {@link Extension}), for every encode and decode of the instance. */
+  extensions?: readonly Extension<any>[] | undefined;
 }
 
 /** Counters from C (allocation per thread, pools) and the WASM heap. */

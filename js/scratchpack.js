@@ -12,6 +12,7 @@ import { decodeDefaults, decodeOptions, decodeValue } from './decoder.js';
 import { bufferValues, streamOptions, streamValues } from './decode-stream.js';
 import { streamEncode } from './encode-stream.js';
 import { ScratchpackError, codes, finishEncodeError } from './errors.js';
+import { extensionTable } from './ext.js';
 import { Lease } from './lease.js';
 import { Heap, HeapSink, TargetSink, U32_MAX, checkSpanLayout } from './sinks.js';
 import { openWritable } from './stream.js';
@@ -27,7 +28,8 @@ const MiB = 1 << 20;
  * before the module loads, so no size reaches C that a wasm32 parameter
  * cannot hold (a JS number past 2^32 would wrap in the i32 conversion).
  */
-const OPTIONS = ['threads', 'scratchSize', 'pool', 'limits', 'wasm', 'wasmBinary', 'maxMemory', 'cacheLimit'];
+const OPTIONS = ['threads', 'scratchSize', 'pool', 'limits', 'wasm', 'wasmBinary', 'maxMemory', 'cacheLimit',
+  'extensions'];
 const POOL_OPTIONS = ['kind', 'maxLength', 'perBucket', 'partitions', 'perPartition', 'sequences'];
 const LIMIT_OPTIONS = Object.keys(decodeDefaults).filter((k) => k.startsWith('max'));
 const poolKinds = ['default', 'bucket', 'shared', 'lockfree'];
@@ -117,6 +119,7 @@ export function normalize(o) {
     wasmBinary: o.wasmBinary,
     maxMemory: o.maxMemory ?? MEMORY_MAX,
     cacheLimit: o.cacheLimit ?? DEFAULT_CACHE_LIMIT,
+    extensions: extensionTable(o.extensions),       // ext.js: a table, or null
   };
   integerIn(r.threads, 0, 64, 'threads');
   integerIn(r.scratchSize, 8, 1 << 30, 'scratchSize');
@@ -154,8 +157,9 @@ export class Scratchpack {
       throw bad(`maxMemory ${o.maxMemory} is below the ${size} bytes the module already has`);
     this._heap.setCap(o.maxMemory);
     this._scratchSize = o.scratchSize;
-    this._decode = decodeOptions({ ...o.limits, bulkRead: (src, at, n, ctor) => this._readTyped(src, at, n, ctor) },
-      decodeDefaults);
+    this._ext = o.extensions;
+    this._decode = decodeOptions({ ...o.limits, extensions: o.extensions,
+      bulkRead: (src, at, n, ctor) => this._readTyped(src, at, n, ctor) }, decodeDefaults);
     this._maxDepth = this._decode.maxDepth;
     this._sinks = [];
     this._targets = [];
@@ -216,7 +220,7 @@ export class Scratchpack {
     this._depth++;
     try {
       s.beginArray(this._scratchSize);
-      encodeWith(s, value, this._maxDepth);
+      encodeWith(s, value, this._maxDepth, this._ext);
       return s.copyOut();
     } catch (e) {
       throw this._fail(e);
@@ -238,7 +242,7 @@ export class Scratchpack {
     this._depth++;
     try {
       s.beginArray(this._scratchSize);
-      encodeWith(s, value, this._maxDepth);
+      encodeWith(s, value, this._maxDepth, this._ext);
       p = s.message();
     } catch (e) {
       s.release();
@@ -317,7 +321,7 @@ export class Scratchpack {
     this._depth++;
     try {
       t.begin(target, offset);
-      encodeWith(t, value, this._maxDepth);
+      encodeWith(t, value, this._maxDepth, this._ext);
       return t.finish() - offset;
     } catch (e) {
       throw this._fail(e);
@@ -341,7 +345,7 @@ export class Scratchpack {
     const out = openWritable(writable);
     const s = this._takeSink();
     try {
-      return await streamEncode(s, value, out, this._maxDepth, () => this._closed);
+      return await streamEncode(s, value, out, this._maxDepth, () => this._closed, this._ext);
     } catch (e) {
       throw this._fail(e);
     } finally {
@@ -358,7 +362,8 @@ export class Scratchpack {
    */
   async encodeAsync(value, { signal } = {}) {
     this._open();
-    const kind = ArrayBuffer.isView(value) ? numericKind(value) : -1;
+    const kind = ArrayBuffer.isView(value) && (this._ext === null || this._ext.find(value) === null)
+      ? numericKind(value) : -1;
     if (kind < 0) return this.encode(value);
     return this._tasks.run(kind, value, signal);
   }

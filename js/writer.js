@@ -11,7 +11,7 @@
 // The walk keeps the span in module variables for speed and saves them
 // around each call, so an encode nested in a getter has its own.
 
-import { Ext } from './ext.js';
+import { Ext, extEncode } from './ext.js';
 import {
   EncodeFailure, codes, finishEncodeError, indexStep, keyStep, mapKeyStep, mapStep,
   valuesAlong, within,
@@ -25,24 +25,26 @@ let pos = 0;
 let end = 0;
 let sink = null;
 let maxDepth = 500;
+let exts = null;                  // the extensions option's table (ext.js), or null
 
 const RAW_CHUNK = 65536;          // bytes asked of a sink at once for long copies
 const LONG_STRING = 16384;        // longer strings are written in chunks
 
 /**
  * Writes value into the sink's span; on return sink.pos is past the
- * message. Throws a ScratchpackError with the element path on failure.
+ * message. table: the extensions (ext.js) or null. Throws a
+ * ScratchpackError with the element path on failure.
  */
-export function encodeWith(s, value, depthLimit) {
-  const su8 = u8, sdv = dv, spos = pos, send = end, ssink = sink, sdepth = maxDepth;
-  sink = s; u8 = s.u8; dv = s.dv; pos = s.pos; end = s.end; maxDepth = depthLimit;
+export function encodeWith(s, value, depthLimit, table = null) {
+  const su8 = u8, sdv = dv, spos = pos, send = end, ssink = sink, sdepth = maxDepth, sexts = exts;
+  sink = s; u8 = s.u8; dv = s.dv; pos = s.pos; end = s.end; maxDepth = depthLimit; exts = table;
   try {
     writeValue(value, 0);
     s.pos = pos;
   } catch (e) {
     throw explain(e, value);
   } finally {
-    u8 = su8; dv = sdv; pos = spos; end = send; sink = ssink; maxDepth = sdepth;
+    u8 = su8; dv = sdv; pos = spos; end = send; sink = ssink; maxDepth = sdepth; exts = sexts;
     // A nested encode (from a getter) may have grown linear memory: the
     // caller's views are re-made if they no longer cover its span.
     if (ssink !== null && ssink.sync !== undefined) { ssink.sync(); u8 = ssink.u8; dv = ssink.dv; }
@@ -441,6 +443,7 @@ function writeObject(v, depth) {
     throw new EncodeFailure(codes.DEPTH_LIMIT, `nesting deeper than ${maxDepth} levels`);
   const ctor = v.constructor;
   if (ctor === Object) writeObjectMap(v, depth);
+  else if (exts !== null && writeExtension(v)) return;
   else if (Array.isArray(v)) writeArray(v, depth);
   else if (ArrayBuffer.isView(v)) writeTyped(v);
   else if (v instanceof Map) writeMap(v, depth);
@@ -449,6 +452,19 @@ function writeObject(v, depth) {
   else if (v instanceof ArrayBuffer ||
            (typeof SharedArrayBuffer === 'function' && v instanceof SharedArrayBuffer)) writeBin(new Uint8Array(v));
   else writeOtherObject(v, depth);
+}
+
+// A value of a registered class (or a subclass) as its extension's ext;
+// false when no extension claims it. The user's encode may encode in turn:
+// encodeWith saves this walk's state and re-makes its views, as for a getter.
+function writeExtension(v) {
+  const e = exts.find(v);
+  if (e === null) return false;
+  const data = extEncode(e, v);
+  if (data.length > 0xffffffff) throw new EncodeFailure(codes.LENGTH_LIMIT, 'ext data longer than 2^32-1 bytes');
+  writeExtHeader(e.type, data.length);
+  writeRaw(data);
+  return true;
 }
 
 /**

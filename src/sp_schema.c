@@ -32,6 +32,7 @@ size_t sp_schema_elem_size(const sp_field *f) {
     case SP_F_BOOL: return sizeof(bool);
     case SP_F_STR: return sizeof(sp_str_field);
     case SP_F_BIN: return sizeof(sp_bin_field);
+    case SP_F_EXT: return sizeof(sp_ext_field);
     case SP_F_TIMESTAMP: return sizeof(sp_ts_field);
     case SP_F_STRUCT: return f->schema ? f->schema->size : 0;
     default: return 0;
@@ -48,7 +49,7 @@ static uint64_t elem_fixed(const sp_field *f, int fixed_width, uint64_t nested_f
     case SP_F_BOOL: return 1;
     case SP_F_TIMESTAMP: return fixed_width ? 15 : 0;   /* c7 0c ff nsec32 sec64 */
     case SP_F_STRUCT: return nested_fixed;
-    default: return 0;                                  /* str, bin: value-sized */
+    default: return 0;                                  /* str, bin, ext: value-sized */
   }
 }
 
@@ -76,7 +77,7 @@ static size_t member_size(const sp_field *f, size_t esize) {
 /* Checks one field on its own; returns a cause, or NULL when it is sound. */
 static const char *check_field(const sp_schema *s, const sp_field *f) {
   size_t esize = sp_schema_elem_size(f), msize;
-  if (f->type < SP_F_I8 || f->type > SP_F_STRUCT) return "field has no valid type";
+  if (f->type < SP_F_I8 || f->type > SP_F_EXT) return "field has no valid type";
   if (f->type == SP_F_STRUCT && f->schema == NULL) return "struct field without a schema";
   if (esize == 0) return "struct field whose schema has size 0";
   if (f->count > 0 && (f->flags & SP_FIELD_ARRAY))
@@ -334,14 +335,18 @@ void sp_schema_release_elem(const sp_field *f, uint8_t *p) {
     sp_bin_field *v = (sp_bin_field *)(void *)p;
     if (v->cap) sp_free(v->ptr, v->cap);
     memset(v, 0, sizeof *v);
+  } else if (f->type == SP_F_EXT) {
+    sp_ext_field *v = (sp_ext_field *)(void *)p;
+    if (v->cap) sp_free(v->ptr, v->cap);
+    memset(v, 0, sizeof *v);
   } else if (f->type == SP_F_STRUCT && f->schema != NULL) {
     sp_schema_release(f->schema, p);
   }
 }
 
-/* Only str, bin and struct elements can own memory. */
+/* Only str, bin, ext and struct elements can own memory. */
 static int owns_memory(const sp_field *f) {
-  return f->type == SP_F_STR || f->type == SP_F_BIN || f->type == SP_F_STRUCT;
+  return f->type == SP_F_STR || f->type == SP_F_BIN || f->type == SP_F_EXT || f->type == SP_F_STRUCT;
 }
 
 static void release_array(const sp_field *f, sp_array_field *a) {

@@ -119,6 +119,17 @@ static int decode_bin(sp_reader *r, sp_bin_field *v, const dctx *c) {
   return read_body(r, &v->ptr, &v->len, &v->cap, n, 0, c);
 }
 
+/* An ext of any type (a timestamp too, as its bytes); the member keeps
+** its type only once the body is read, so a failure leaves it consistent. */
+static int decode_ext(sp_reader *r, sp_ext_field *v, const dctx *c) {
+  uint32_t n;
+  int8_t type;
+  if (sp_read_nil_if(r)) { clear_bytes(&v->ptr, &v->len, &v->cap); v->type = 0; return 1; }
+  if (!sp_read_ext_header(r, &type, &n) || !read_body(r, &v->ptr, &v->len, &v->cap, n, 0, c)) return 0;
+  v->type = type;
+  return 1;
+}
+
 /* ---- elements ------------------------------------------------------------------ */
 
 static int decode_bool(sp_reader *r, bool *out) {
@@ -146,6 +157,7 @@ static int decode_elem(sp_reader *r, const sp_rfield *rf, uint8_t *p, dctx *c) {
     case SP_F_BOOL: return decode_bool(r, AS(bool, p));
     case SP_F_STR: return decode_str(r, AS(sp_str_field, p), c);
     case SP_F_BIN: return decode_bin(r, AS(sp_bin_field, p), c);
+    case SP_F_EXT: return decode_ext(r, AS(sp_ext_field, p), c);
     case SP_F_TIMESTAMP: return sp_read_timestamp(r, &AS(sp_ts_field, p)->sec, &AS(sp_ts_field, p)->nsec);
     default: {
       const sp_resolved *in = sp_schema_get_reading(r, rf->f->schema);

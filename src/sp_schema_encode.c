@@ -133,6 +133,11 @@ static void write_bin(sp_writer *w, const sp_bin_field *b) {
   else sp_write_bin(w, b->ptr, b->len);
 }
 
+static void write_ext(sp_writer *w, const sp_ext_field *x) {
+  if (x->ptr == NULL) sp_write_nil(w);
+  else sp_write_ext(w, x->type, x->ptr, x->len);
+}
+
 /* One element in its smallest form (or fixed width when asked). */
 static int write_elem(sp_writer *w, const sp_rfield *rf, const uint8_t *src, unsigned depth) {
   const sp_ts_field *t = (const sp_ts_field *)(const void *)src;
@@ -154,6 +159,7 @@ static int write_elem(sp_writer *w, const sp_rfield *rf, const uint8_t *src, uns
     case SP_F_BOOL: sp_write_bool(w, LOAD(bool, src)); break;
     case SP_F_STR: write_str(w, (const sp_str_field *)(const void *)src); break;
     case SP_F_BIN: write_bin(w, (const sp_bin_field *)(const void *)src); break;
+    case SP_F_EXT: write_ext(w, (const sp_ext_field *)(const void *)src); break;
     case SP_F_TIMESTAMP: sp_write_timestamp(w, t->sec, t->nsec); break;
     default: {
       const sp_resolved *in = sp_schema_get_writing(w, rf->f->schema);

@@ -1,7 +1,7 @@
 /*
 ** sp_value.c -- writes an sp_value tree.
-** Owns: the walk over a value tree, its depth limit and the element path
-** of an error. Must not touch: the writer's modes or the entries.
+** Owns: the walk over a value tree, its depth limit, the element path
+** of an error, and the calls of an ext handler's encode. Must not touch: the writer's modes or the entries.
 */
 #include "sp_value.h"
 
@@ -54,6 +54,34 @@ static void write_custom(sp_writer *w, const sp_value *v) {
   }
 }
 
+/* An SP_EXT_OBJ: its handler gives the data, the writer copies it at once
+** (the handler's bytes need live only until then). */
+static void write_ext_obj(sp_writer *w, const sp_value *v) {
+  const sp_ext_handler *h = v->as.ext_obj.handler;
+  sp_ext_data d;
+  int rc;
+  if (h == NULL || h->encode == NULL || h->type < 0) {
+    sp_writer_fail(w, SP_E_INVALID_ARGUMENT, "an ext object needs a handler with encode and a type 0..127",
+                   __func__);
+    return;
+  }
+  d.ptr = NULL;
+  d.len = 0;
+  if ((rc = h->encode(h->ctx, v->as.ext_obj.obj, &d)) != 0) {
+    if (w->err.code == SP_OK) {
+      sp_writer_fail(w, SP_E_CALLBACK, "an ext handler's encode reported failure", __func__);
+      w->err.inner = rc;
+    }
+    return;
+  }
+  if ((d.ptr == NULL && d.len > 0) || (d.ptr == d.buf && d.len > sizeof d.buf)) {
+    sp_writer_fail(w, SP_E_INVALID_ARGUMENT, "an ext handler's encode gave no data, or more than its buf holds",
+                   __func__);
+    return;
+  }
+  sp_write_ext(w, h->type, d.len ? d.ptr : "", d.len);
+}
+
 static void write_value(sp_writer *w, const sp_value *v, unsigned depth) {
   if (depth > SP_VALUE_MAX_DEPTH) {
     sp_writer_fail(w, SP_E_DEPTH_LIMIT, "values nested deeper than 500 (a cycle?)", __func__);
@@ -73,6 +101,7 @@ static void write_value(sp_writer *w, const sp_value *v, unsigned depth) {
     case SP_EXT: sp_write_ext(w, v->as.ext.type, v->as.ext.ptr, v->as.ext.len); break;
     case SP_TIMESTAMP: sp_write_timestamp(w, v->as.ts.sec, v->as.ts.nsec); break;
     case SP_CUSTOM: write_custom(w, v); break;
+    case SP_EXT_OBJ: write_ext_obj(w, v); break;
     default: sp_writer_fail(w, SP_E_VALUE_RANGE, "unknown value kind", __func__);
   }
 }

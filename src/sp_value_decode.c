@@ -1,7 +1,8 @@
 /*
 ** sp_value_decode.c -- MessagePack into an sp_value tree.
 ** Owns: the document arena, the recursive descent (bounded by the reader's
-** depth limit) and the decode's value budget. Must not touch: encoding,
+** depth limit), the decode's value budget, and the calls of ext handlers'
+** decode. Must not touch: encoding,
 ** pools, the reader's cursor (every value is read through sp_reader.h's
 ** inline reads).
 **
@@ -66,7 +67,7 @@ static sp_doc_block *new_block(sp_doc *doc, size_t n) {
 }
 
 /* n bytes, 16-aligned, from the document; NULL on no memory. */
-static void *doc_alloc(sp_doc *doc, size_t n) {
+void *sp_doc_alloc(sp_doc *doc, size_t n) {
   sp_doc_block *b = doc->blocks;
   if (n > SIZE_MAX - 15) return NULL;     /* the rounding must not wrap */
   n = (n + 15) & ~(size_t)15;
@@ -116,6 +117,8 @@ typedef struct decoder {
   sp_doc *doc;
   int borrow;
   uint64_t budget;
+  const sp_ext_handler *ext;  /* the options' handlers (checked by ext_checked) */
+  size_t ext_count;
 } decoder;
 
 static int decode_value(decoder *d, sp_value *out);
@@ -132,7 +135,7 @@ static int body(decoder *d, uint32_t len, const void **out) {
   if (len == 0) { *out = ""; return d->r->err.code == SP_OK; }
   if (d->borrow && sp_read_view(d->r, len, &view)) { *out = view; return 1; }
   if (d->r->err.code != SP_OK) return 0;
-  if ((copy = doc_alloc(d->doc, len)) == NULL) return no_memory(d);
+  if ((copy = sp_doc_alloc(d->doc, len)) == NULL) return no_memory(d);
   if (!sp_read_raw(d->r, copy, len)) return 0;
   *out = copy;
   return 1;
@@ -154,7 +157,7 @@ static int decode_container(decoder *d, sp_value *out, int map) {
   d->budget -= count;
   if (count > SIZE_MAX / sizeof *items)   /* 32-bit targets: 179 M items are 4 GiB */
     return sp_reader_fail_at(r, at, SP_E_LENGTH_LIMIT, "more values than memory can hold", __func__);
-  if (count > 0 && (items = doc_alloc(d->doc, (size_t)count * sizeof *items)) == NULL)
+  if (count > 0 && (items = sp_doc_alloc(d->doc, (size_t)count * sizeof *items)) == NULL)
     return no_memory(d);
   for (uint64_t i = 0; i < count; i++)
     if (!decode_value(d, &items[i])) return 0;
@@ -163,12 +166,39 @@ static int decode_container(decoder *d, sp_value *out, int map) {
   return 1;
 }
 
+/* The handler for an ext type, or NULL (a few handlers: a scan is enough). */
+static const sp_ext_handler *handler_for(const decoder *d, int8_t type) {
+  for (size_t i = 0; i < d->ext_count; i++)
+    if (d->ext[i].type == type) return &d->ext[i];
+  return NULL;
+}
+
+/* An ext of a handler's type: its body (contiguous: borrowed, or copied
+** into the document) goes to the handler's decode. */
+static int decode_ext_obj(decoder *d, const sp_ext_handler *h, sp_value *out) {
+  uint64_t at = sp_reader_offset(d->r);
+  int8_t type;
+  uint32_t len;
+  const void *data, *obj = NULL;
+  int rc;
+  if (!sp_read_ext_header(d->r, &type, &len) || !body(d, len, &data)) return 0;
+  if ((rc = h->decode(h->ctx, data, len, d->doc, &obj)) != 0) {
+    sp_reader_fail_at(d->r, at, SP_E_CALLBACK, "an ext handler's decode reported failure", __func__);
+    d->r->err.inner = rc;
+    return 0;
+  }
+  *out = sp_ext_obj(h, obj);
+  return 1;
+}
+
 static int decode_ext(decoder *d, sp_value *out) {
   int8_t type;
   uint32_t len;
   const void *data;
+  const sp_ext_handler *h;
   sp_reader peek = *d->r;                 /* ext -1 is a timestamp: read it as one */
   if (!sp_read_ext_header(&peek, &type, &len)) return sp_read_ext_header(d->r, &type, &len);
+  if (d->ext_count > 0 && (h = handler_for(d, type)) != NULL) return decode_ext_obj(d, h, out);
   if (type == -1) {
     int64_t sec;
     uint32_t nsec;
@@ -245,7 +275,7 @@ static int decode_scalar(decoder *d, sp_value *out) {
       if (k == 0) return 0;
       if (n == 0) data = "";
       else if (!d->borrow) {
-        if ((copy = doc_alloc(d->doc, n)) == NULL) return 0;   /* the general path reports it */
+        if ((copy = sp_doc_alloc(d->doc, n)) == NULL) return 0;   /* the general path reports it */
         data = memcpy(copy, data, n);
       }
       *out = sp_strn(data, n);
@@ -263,13 +293,16 @@ static int decode_value(decoder *d, sp_value *out) {
 }
 
 /* One value from r, which is already its message's plain bytes. */
-static sp_code read_plain(sp_reader *r, int borrow, sp_doc *doc, sp_value *out) {
+static sp_code read_plain(sp_reader *r, int borrow, const sp_decode_options *opt, sp_doc *doc,
+                          sp_value *out) {
   decoder d;
   uint64_t left = sp_reader_remaining(r);
   d.r = r;
   d.doc = doc;
   d.borrow = borrow;
   d.budget = left;
+  d.ext = opt ? opt->ext : NULL;
+  d.ext_count = opt && opt->ext ? opt->ext_count : 0;
   if (doc->blocks == NULL && doc->spare == NULL && doc->block_hint == 0)   /* small message, small block */
     doc->block_hint = left < BLOCK_SIZE / 4 ? (size_t)left * 4 + 64 : BLOCK_SIZE;
   *out = sp_nil();
@@ -277,14 +310,33 @@ static sp_code read_plain(sp_reader *r, int borrow, sp_doc *doc, sp_value *out) 
   return r->err.code;
 }
 
+/* The handlers' contract: types 0..127, each once, each with a decode. */
+static int ext_checked(sp_reader *r, const sp_decode_options *opt) {
+  uint8_t seen[128] = {0};
+  if (opt == NULL || opt->ext_count == 0) return 1;
+  if (opt->ext == NULL) return sp_reader_fail(r, SP_E_INVALID_ARGUMENT, "ext_count without ext", __func__);
+  for (size_t i = 0; i < opt->ext_count; i++) {
+    const sp_ext_handler *h = &opt->ext[i];
+    if (h->type < 0)
+      return sp_reader_fail(r, SP_E_INVALID_ARGUMENT, "ext handler types are 0..127 (MessagePack keeps the rest)",
+                            __func__);
+    if (seen[h->type]++)
+      return sp_reader_fail(r, SP_E_INVALID_ARGUMENT, "two ext handlers for one type", __func__);
+    if (h->decode == NULL) return sp_reader_fail(r, SP_E_INVALID_ARGUMENT, "an ext handler without decode", __func__);
+  }
+  return 1;
+}
+
 /* A compressed message's plain bytes go back to the pool when the read
 ** ends, so its bodies are copied, never borrowed. */
 sp_code sp_value_read(sp_reader *r, const sp_decode_options *opt, sp_doc *doc, sp_value *out) {
   sp_plain p;
   sp_reader *src;
+  *out = sp_nil();
+  if (!ext_checked(r, opt)) return r->err.code;
   if (opt && opt->max_depth) r->max_depth = opt->max_depth;
   src = sp_plain_open(&p, r, opt ? &opt->decompress : NULL);
-  read_plain(src, src == r && opt && opt->borrow, doc, out);
+  read_plain(src, src == r && opt && opt->borrow, opt, doc, out);
   if (sp_plain_close(&p, 1) != SP_OK) *out = sp_nil();
   return r->err.code;
 }

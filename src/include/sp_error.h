@@ -24,7 +24,7 @@ typedef enum sp_code {
                                  an unknown value kind) */
   SP_E_BUFFER_TOO_SMALL = 6,  /* the caller's buffer writer gave no or too small a span */
   SP_E_SINK = 7,              /* the to_stream sink reported failure; 'inner' holds its code */
-  SP_E_CALLBACK = 8,          /* a user formatter failed; 'inner' holds its code */
+  SP_E_CALLBACK = 8,          /* a user formatter or ext handler failed; 'inner' holds its code */
   SP_E_TRUNCATED = 9,         /* decoding: input ended inside a token, or before what a
                                  header (array, map, str, bin, ext) announces */
   SP_E_MALFORMED = 10,        /* decoding: 0xc1, or a timestamp that is not ext -1 of 4/8/12

@@ -2,7 +2,8 @@
 ** sp_schema.h -- C structs described by descriptor tables: encode, decode,
 ** decode into an existing value, and the fixed-size fast path.
 ** Owns: the descriptor types (sp_field, sp_schema), the member types a
-** decode fills (sp_str_field, sp_bin_field, sp_ts_field, sp_array_field)
+** decode fills (sp_str_field, sp_bin_field, sp_ext_field, sp_ts_field,
+** sp_array_field)
 ** and the schema entries. Must not touch: writer modes, reader internals
 ** or pools (schemas only call the public writer and reader).
 **
@@ -68,6 +69,17 @@ typedef struct sp_bin_field {
   size_t cap;
 } sp_bin_field;
 
+/* An ext value of any type: the type and its data, in the shape of
+** sp_bin_field (ptr, len, cap: owned when cap > 0) plus the type.
+** ptr == NULL encodes as nil and is what nil decodes to. A timestamp
+** (ext -1) decodes into one as its raw bytes. */
+typedef struct sp_ext_field {
+  uint8_t *ptr;
+  size_t len;
+  size_t cap;
+  int8_t type;
+} sp_ext_field;
+
 /* A timestamp (ext -1): seconds since the epoch and nanoseconds < 10^9. */
 typedef struct sp_ts_field {
   int64_t sec;
@@ -106,7 +118,8 @@ typedef enum sp_ftype {
   SP_F_STR,          /* sp_str_field */
   SP_F_BIN,          /* sp_bin_field */
   SP_F_TIMESTAMP,    /* sp_ts_field */
-  SP_F_STRUCT
+  SP_F_STRUCT,
+  SP_F_EXT           /* sp_ext_field */
 } sp_ftype;
 
 /* Field and schema flags. */

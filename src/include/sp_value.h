@@ -1,8 +1,10 @@
 /*
 ** sp_value.h -- a small dynamic value model and its formatter.
-** Owns: sp_value (a borrowed view of a tree of values) and the formatter that
-** writes it. Must not touch: the entries or pools. Values only borrow:
-** strings, bins, items and pairs stay owned by whoever built the tree.
+** Owns: sp_value (a borrowed view of a tree of values), the formatter that
+** writes it, and extension handlers (the caller's types as ext values, both
+** ways). Must not touch: the entries or pools. Values only borrow:
+** strings, bins, items, pairs and ext objects stay owned by whoever built
+** the tree.
 */
 #ifndef SP_VALUE_H
 #define SP_VALUE_H
@@ -16,10 +18,12 @@
 typedef enum sp_kind {
   SP_NIL, SP_BOOL, SP_INT, SP_UINT, SP_FLOAT, SP_DOUBLE, SP_STR, SP_BIN,
   SP_ARRAY, SP_MAP, SP_EXT, SP_TIMESTAMP,
-  SP_CUSTOM            /* written by a formatter of the caller's */
+  SP_CUSTOM,          /* written by a formatter of the caller's */
+  SP_EXT_OBJ           /* an object of the caller's, written as an ext by its handler */
 } sp_kind;
 
 typedef struct sp_value sp_value;
+typedef struct sp_ext_handler sp_ext_handler;
 
 struct sp_value {
   sp_kind kind;
@@ -36,6 +40,7 @@ struct sp_value {
     struct { const void *ptr; uint32_t len; int8_t type; } ext;
     struct { int64_t sec; uint32_t nsec; } ts;
     struct { sp_format_fn fn; const void *value; } custom;
+    struct { const sp_ext_handler *handler; const void *obj; } ext_obj;
   } as;
 };
 
@@ -76,6 +81,45 @@ static inline sp_value sp_timestamp(int64_t sec, uint32_t nsec) {
 static inline sp_value sp_custom(sp_format_fn fn, const void *value) {
   sp_value v; v.kind = SP_CUSTOM; v.as.custom.fn = fn; v.as.custom.value = value; return v;
 }
+static inline sp_value sp_ext_obj(const sp_ext_handler *h, const void *obj) {
+  sp_value v; v.kind = SP_EXT_OBJ; v.as.ext_obj.handler = h; v.as.ext_obj.obj = obj; return v;
+}
+
+/* ---- extension handlers ------------------------------------------------ */
+
+/* Where a handler's encode puts an ext's data: up to SP_EXT_INLINE bytes in
+** 'buf' (ptr = buf), or anywhere the handler keeps them (its object, its
+** ctx) as long as they stay valid until encode returns to the formatter,
+** which copies them at once. */
+#define SP_EXT_INLINE 64
+typedef struct sp_ext_data {
+  const void *ptr;             /* NULL only when len == 0 */
+  size_t len;                  /* at most 2^32-1 (SP_E_LENGTH_LIMIT) */
+  uint8_t buf[SP_EXT_INLINE];
+} sp_ext_data;
+
+struct sp_doc;
+
+/* One of the caller's types as an ext type, 0..127 (MessagePack keeps
+** -128..-1 for its own types; -1 is the timestamp).
+**   encode: the data of 'obj' (an SP_EXT_OBJ value's object) into *out.
+**     Returns 0, or a nonzero code of its own: the formatter stops with
+**     SP_E_CALLBACK, that code in err.inner, the value's path in err.path.
+**   decode: the object for 'len' bytes at 'data' (valid only during the
+**     call) into *obj. Memory for it may come from sp_doc_alloc(doc, n):
+**     the document owns it (sp_doc_free frees it with the tree); memory from
+**     elsewhere stays the handler's to free. Returns 0, or a nonzero code:
+**     the decode stops with SP_E_CALLBACK at the ext's offset, the code in
+**     err.inner (return SP_E_NOMEM when sp_doc_alloc failed).
+** Either may be NULL when that direction is not used (a value of a handler
+** without encode is SP_E_INVALID_ARGUMENT). 'ctx' is passed as it is. The
+** handler must outlive every tree that points to it. */
+struct sp_ext_handler {
+  int8_t type;
+  int (*encode)(void *ctx, const void *obj, sp_ext_data *out);
+  int (*decode)(void *ctx, const uint8_t *data, uint32_t len, struct sp_doc *doc, const void **obj);
+  void *ctx;
+};
 
 /* ---- decoding into a value tree (sp_value_decode.c) ------------------ */
 
@@ -96,6 +140,11 @@ typedef struct sp_decode_options {
                                 outlive the tree) when they lie in one segment;
                                 a compressed message's are copied */
   sp_decompress_options decompress;  /* detection on, 64 MiB limit by default */
+  const sp_ext_handler *ext;         /* ext_count handlers: an ext of one of their types
+                                        decodes to SP_EXT_OBJ through its decode (types
+                                        0..127, each at most once, decode set: else
+                                        SP_E_INVALID_ARGUMENT before anything is read) */
+  size_t ext_count;
 } sp_decode_options;
 
 /* Reads one value from r into *out, allocating in doc (which starts
@@ -108,7 +157,8 @@ typedef struct sp_decode_options {
 ** and one budget for the whole decode: its containers together may claim
 ** no more values than the bytes r had left (SP_E_LENGTH_LIMIT), so a decode
 ** allocates at most a fixed multiple of its input (sp_value_decode.c says
-** which). On failure returns the reader's error code; *out is nil and doc
+** which; what ext handlers allocate with sp_doc_alloc comes on top). On
+** failure returns the reader's error code; *out is nil and doc
 ** may hold partial allocations (sp_doc_free releases them). */
 sp_code sp_value_read(sp_reader *r, const sp_decode_options *opt, sp_doc *doc, sp_value *out);
 
@@ -117,6 +167,10 @@ sp_code sp_value_read(sp_reader *r, const sp_decode_options *opt, sp_doc *doc, s
 ** error. */
 sp_code sp_value_decode(const void *data, size_t len, const sp_decode_options *opt,
                         sp_doc *doc, sp_value *out, sp_error *err);
+
+/* n bytes, 16-aligned, owned by doc (for an ext handler's decode): freed
+** by sp_doc_free, reused after sp_doc_reset. NULL when there is no memory. */
+void *sp_doc_alloc(sp_doc *doc, size_t n);
 
 /* Frees everything a decode allocated in doc. No operation on NULL. */
 void sp_doc_free(sp_doc *doc);

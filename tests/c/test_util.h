@@ -66,4 +66,22 @@ static inline int buffer_sink(void *ctx, const uint8_t *bytes, size_t len) {
   return 0;
 }
 
+/* The countdown of fail_nth_alloc: the allocation made when it reaches 0
+** fails; -1 (the start) never. A function's static, so that a test file
+** that does not use it has no unused variable. */
+static inline long *fail_nth_countdown(void) {
+  static long n = -1;
+  return &n;
+}
+
+/* An sp_alloc_fn (sp_alloc_set_hook(fail_nth_alloc, NULL)) over realloc
+** that fails the allocation *fail_nth_countdown() reaches 0 at. */
+static inline void *fail_nth_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
+  long *n = fail_nth_countdown();
+  (void)ud; (void)osize;
+  if (nsize == 0) { free(ptr); return NULL; }
+  if (*n >= 0 && (*n)-- == 0) return NULL;
+  return realloc(ptr, nsize);
+}
+
 #endif

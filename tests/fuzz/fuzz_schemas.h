@@ -51,6 +51,8 @@ typedef struct fz_all {
   sp_array_field strs, bins, bools, stamps;
   sp_array_field kids;           /* fz_kid */
   int64_t wide;                  /* SP_FIXED_WIDTH */
+  sp_ext_field x;                /* an ext of any type */
+  sp_array_field exts;           /* sp_ext_field */
 } fz_all;
 
 #define FZ_ARRAY(m, t) SP_MEMBER(fz_all, m, t, .flags = SP_FIELD_ARRAY)
@@ -74,6 +76,7 @@ static const sp_field fz_all_fields[] = {
   FZ_ARRAY(stamps, SP_F_TIMESTAMP),
   SP_MEMBER(fz_all, kids, SP_F_STRUCT, .schema = &fz_kid_schema, .flags = SP_FIELD_ARRAY),
   SP_MEMBER(fz_all, wide, SP_F_I64, .flags = SP_FIXED_WIDTH),
+  SP_MEMBER(fz_all, x, SP_F_EXT), FZ_ARRAY(exts, SP_F_EXT),
 };
 #undef FZ_ARRAY
 static sp_schema fz_all_schema = SP_SCHEMA(fz_all, fz_all_fields, 0);
@@ -150,6 +153,7 @@ static inline size_t fz_esize(const sp_field *f) {
     case SP_F_BOOL: return sizeof(bool);
     case SP_F_STR: return sizeof(sp_str_field);
     case SP_F_BIN: return sizeof(sp_bin_field);
+    case SP_F_EXT: return sizeof(sp_ext_field);
     case SP_F_TIMESTAMP: return sizeof(sp_ts_field);
     case SP_F_STRUCT: return f->schema->size;
     default: return sp_num_kind_size((sp_num_kind)(f->type - 1));
@@ -174,6 +178,10 @@ static inline int fz_elem_equal(const sp_field *f, const uint8_t *p, const uint8
     case SP_F_BIN: {
       const sp_bin_field *x = (const void *)p, *y = (const void *)q;
       return fz_same_bytes(x->ptr, x->len, y->ptr, y->len);
+    }
+    case SP_F_EXT: {                                    /* nil (NULL) has no type */
+      const sp_ext_field *x = (const void *)p, *y = (const void *)q;
+      return fz_same_bytes(x->ptr, x->len, y->ptr, y->len) && (x->ptr == NULL || x->type == y->type);
     }
     case SP_F_TIMESTAMP: {
       const sp_ts_field *x = (const void *)p, *y = (const void *)q;

@@ -244,6 +244,7 @@ static void schema_decode_seeds(void) {
   static fz_kid kids[] = {{7, SP_STR_LIT("seven")}, {-8, SP_STR_LIT("")}};
   static sp_str_field tags[] = {SP_STR_LIT("red"), SP_STR_LIT("green"), SP_STR_LIT("blue")};
   static double nums[] = {0.25};
+  static sp_ext_field exts[] = {{(uint8_t *)"abc", 3, 0, 0}, {(uint8_t *)"\0\0\0\x09", 4, 0, -1}};
   fz_all a;
   fz_rec recs[2];
   fz_node leaf[2], root;
@@ -265,9 +266,10 @@ static void schema_decode_seeds(void) {
   a.pts[1].x = 5;
 #define ARR(m) a.m = (sp_array_field)SP_ARRAY_OF(m, sizeof m / sizeof m[0]);
   ARR(i8s) ARR(u8s) ARR(i16s) ARR(u16s) ARR(i32s) ARR(u32s) ARR(f32s) ARR(f64s) ARR(i64s)
-  ARR(u64s) ARR(strs) ARR(bins) ARR(bools) ARR(stamps) ARR(kids)
+  ARR(u64s) ARR(strs) ARR(bins) ARR(bools) ARR(stamps) ARR(kids) ARR(exts)
 #undef ARR
   a.wide = 1;
+  a.x = (sp_ext_field){(uint8_t *)"\x01\x02", 2, 0, 7};
   put_schema("all", 0, &a);
 
   memset(recs, 0, sizeof recs);

@@ -8,7 +8,8 @@ import { createReadStream, createWriteStream, readFileSync } from 'node:fs';
 import { Writable } from 'node:stream';
 import {
   codes, createScratchpack, decode, decodeMultiple, decodeStream, Ext, Lease, Scratchpack, ScratchpackError,
-  type DecodeOptions, type DecodeStreamOptions, type Decoded, type Encodable, type EncodableValue, type ScratchpackErrorCode,
+  type DecodeOptions, type DecodeStreamOptions, type Decoded, type Encodable, type EncodableValue, type Extension,
+  type ScratchpackErrorCode,
 } from 'scratchpack';
 
 // ---- values as applications declare them -----------------------------------
@@ -156,6 +157,36 @@ if (views instanceof Uint8Array) {
   // @ts-expect-error a view of the input may be shared memory: not a BodyInit
   new Response(views);
 }
+
+// ---- extension types ---------------------------------------------------------
+
+const pointExt: Extension<Point> = {
+  type: 7, class: Point,
+  encode: (p) => Uint8Array.of(p.x, p.y),
+  decode: (d) => new Point(d[0] ?? 0, d[1] ?? 0),
+};
+class Money { constructor(readonly cents: bigint) {} }
+const money: Extension<Money> = {
+  type: 8, class: Money,
+  encode(m) { const b = new Uint8Array(8); new DataView(b.buffer).setBigInt64(0, m.cents); return b; },
+  decode(d) { return new Money(new DataView(d.buffer, d.byteOffset, 8).getBigInt64(0)); },
+};
+const withExt = await createScratchpack({ extensions: [pointExt, money] });
+const pointBytes: Uint8Array<ArrayBuffer> = withExt.encode([new Point(1, 2), { price: new Money(250n) }]);
+const backPoint = decode(pointBytes, { extensions: [pointExt, money] }) as [Point, { price: Money }];
+void backPoint[1].price.cents;
+void withExt.decode(pointBytes, { extensions: [] });
+for (const v of decodeMultiple(pointBytes, { extensions: [pointExt] })) void v;
+for await (const v of decodeStream(chunks(), { extensions: [pointExt], maxMessageLength: 1024 })) void v;
+const extOptions: DecodeOptions = { extensions: [money] };
+void extOptions;
+// @ts-expect-error encode must give bytes, not an array of numbers
+await createScratchpack({ extensions: [{ type: 7, class: Point, encode: (p: Point) => [p.x, p.y], decode: () => 0 }] });
+// @ts-expect-error class is a constructor, not an instance
+decode(bytes, { extensions: [{ type: 1, class: new Point(1, 2), encode: () => new Uint8Array(0), decode: () => 0 }] });
+// @ts-expect-error the encode of an Extension<Money> takes a Money
+const wrongExt: Extension<Money> = { ...money, encode: (p: Point) => Uint8Array.of(p.x) };
+void wrongExt;
 
 // ---- errors -----------------------------------------------------------------
 

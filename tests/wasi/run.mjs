@@ -19,7 +19,7 @@ const built = `${root}build-wasi/tests`;
 const wanted = readdirSync(`${root}tests/c`)
   .filter((f) => /^test_.*\.c$/.test(f) && f !== 'test_interop.c')   // interop needs msgpack-c
   .map((f) => f.slice(0, -2))
-  .concat('readme_example')
+  .concat('readme_example', 'readme_ext_example')
   .sort();
 
 async function runOne(name) {
