@@ -16,7 +16,8 @@
 // grows by doubling) plus the chunk in hand.
 
 import { ScratchpackError, codes, decodeError } from './errors.js';
-import { asBytes, decodeDefaults, decodeEnd, decodeFrom, decodeOptions, decodeValue } from './decoder.js';
+import { asBytes, decodeDefaults, decodeOptions } from './decoder.js';
+import { decodeAt, decodeTop, topEnd } from './decompress.js';
 import { Framer } from './framer.js';
 
 const MAX_MESSAGE = 2 ** 53 - 1;
@@ -62,8 +63,8 @@ export function decodeMultiple(bytes, options) {
 
 function* valuesIn(src, opt) {
   for (let p = 0; p < src.length;) {
-    const v = decodeFrom(src, p, opt);
-    p = decodeEnd;
+    const v = decodeAt(src, p, opt);
+    p = topEnd;
     yield v;
   }
 }
@@ -80,8 +81,8 @@ async function* messages(chunks, opt, maxMessage) {
       if (!framer.inMessage) {          // a message starts here: try it in place
         const v = decodeHere(chunk, p, opt, base);
         if (v !== RUNS_ON) {
-          if (decodeEnd - p > maxMessage) throw tooBig(base + p, maxMessage);
-          p = decodeEnd;
+          if (topEnd - p > maxMessage) throw tooBig(base + p, maxMessage);
+          p = topEnd;
           yield v;
           continue;
         }
@@ -114,7 +115,7 @@ const RUNS_ON = Symbol('runs on');
 // The message at chunk[p]: its value, or RUNS_ON when it goes on past the chunk.
 function decodeHere(chunk, p, opt, base) {
   try {
-    return decodeFrom(chunk, p, opt);
+    return decodeAt(chunk, p, opt);
   } catch (e) {
     if (e instanceof ScratchpackError && e.code === codes.TRUNCATED) return RUNS_ON;
     throw shifted(e, base);
@@ -124,7 +125,7 @@ function decodeHere(chunk, p, opt, base) {
 // A whole message's value; its errors at absolute offsets.
 function decodeMessage(bytes, opt, at) {
   try {
-    return decodeValue(bytes, opt);
+    return decodeTop(bytes, opt);
   } catch (e) {
     throw shifted(e, at);
   }

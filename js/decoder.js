@@ -24,6 +24,8 @@ export const decodeDefaults = Object.freeze({
   maxArrayLength: 0xffffffff,
   maxMapLength: 0xffffffff,
   maxExtLength: 0xffffffff,
+  decompress: true,       // detect Lz4Block / Lz4BlockArray at the top (decompress.js)
+  maxDecompressedLength: 64 * 1024 * 1024,   // plain bytes of a compressed message, checked first
 });
 
 const int64Modes = ['auto', 'bigint', 'number', 'string'];
@@ -42,7 +44,9 @@ export function decodeOptions(o, base = decodeDefaults) {
   if (r.binary !== 'copy' && r.binary !== 'view') throw bad("binary must be 'copy' or 'view'");
   if (r.typedArrays !== false && r.typedArrays !== 'auto' && !isTypedCtor(r.typedArrays))
     throw bad("typedArrays must be false, 'auto' or a typed array constructor");
-  for (const k of ['maxDepth', 'maxStrLength', 'maxBinLength', 'maxArrayLength', 'maxMapLength', 'maxExtLength'])
+  if (typeof r.decompress !== 'boolean') throw bad('decompress must be true or false');
+  for (const k of ['maxDepth', 'maxStrLength', 'maxBinLength', 'maxArrayLength', 'maxMapLength', 'maxExtLength',
+    'maxDecompressedLength'])
     if (!Number.isInteger(r[k]) || r[k] < 0) throw bad(`${k} must be a non-negative integer`);
   return Object.freeze(r);
 }

@@ -8,9 +8,10 @@
 // (writer.js, decoder.js) or C internals (sinks.js and tasks.js speak to
 // sp_wasm.c).
 
-import { decodeDefaults, decodeOptions, decodeValue } from './decoder.js';
+import { decodeDefaults, decodeOptions } from './decoder.js';
 import { bufferValues, streamOptions, streamValues } from './decode-stream.js';
-import { streamEncode } from './encode-stream.js';
+import { decodeTop } from './decompress.js';
+import { streamCompressed, streamEncode } from './encode-stream.js';
 import { ScratchpackError, codes, finishEncodeError } from './errors.js';
 import { Lease } from './lease.js';
 import { Heap, HeapSink, TargetSink, U32_MAX, checkSpanLayout } from './sinks.js';
@@ -27,10 +28,13 @@ const MiB = 1 << 20;
  * before the module loads, so no size reaches C that a wasm32 parameter
  * cannot hold (a JS number past 2^32 would wrap in the i32 conversion).
  */
-const OPTIONS = ['threads', 'scratchSize', 'pool', 'limits', 'wasm', 'wasmBinary', 'maxMemory', 'cacheLimit'];
+const OPTIONS = ['threads', 'scratchSize', 'pool', 'limits', 'wasm', 'wasmBinary', 'maxMemory', 'cacheLimit',
+  'compression'];
 const POOL_OPTIONS = ['kind', 'maxLength', 'perBucket', 'partitions', 'perPartition', 'sequences'];
 const LIMIT_OPTIONS = Object.keys(decodeDefaults).filter((k) => k.startsWith('max'));
 const poolKinds = ['default', 'bucket', 'shared', 'lockfree'];
+/** The compression option's values, by sp_compression number (src/include/sp_compress.h). */
+export const COMPRESSIONS = Object.freeze(['none', 'lz4block', 'lz4blockarray']);
 
 /** The pool's limits (src/include/sp_pool.h and sp_sequence.h allow more; these keep its tables small). */
 export const POOL_LIMITS = Object.freeze({
@@ -117,7 +121,11 @@ export function normalize(o) {
     wasmBinary: o.wasmBinary,
     maxMemory: o.maxMemory ?? MEMORY_MAX,
     cacheLimit: o.cacheLimit ?? DEFAULT_CACHE_LIMIT,
+    compression: COMPRESSIONS.indexOf(o.compression ?? 'none'),
   };
+  if (r.compression < 0)
+    throw bad(`compression must be one of ${COMPRESSIONS.map((c) => `'${c}'`).join(', ')}, not ${
+      typeof o.compression === 'string' ? `'${o.compression}'` : String(o.compression)}`);
   integerIn(r.threads, 0, 64, 'threads');
   integerIn(r.scratchSize, 8, 1 << 30, 'scratchSize');
   integerIn(r.maxMemory, 16 * MiB, MEMORY_MAX, 'maxMemory');
@@ -154,6 +162,9 @@ export class Scratchpack {
       throw bad(`maxMemory ${o.maxMemory} is below the ${size} bytes the module already has`);
     this._heap.setCap(o.maxMemory);
     this._scratchSize = o.scratchSize;
+    this._compression = o.compression;    // sp_compression: every entry writes that layout
+    /** The layout every encode writes: 'none', 'lz4block' or 'lz4blockarray'. */
+    this.compression = COMPRESSIONS[o.compression];
     this._decode = decodeOptions({ ...o.limits, bulkRead: (src, at, n, ctor) => this._readTyped(src, at, n, ctor) },
       decodeDefaults);
     this._maxDepth = this._decode.maxDepth;
@@ -169,7 +180,7 @@ export class Scratchpack {
     this.threaded = threaded;
     configurePool(m, o.pool, o.cacheLimit);
     this._statsPtr = this._heap.alloc(ST_COUNT * 8, 'the stats block');
-    this._tasks = new Tasks(this._heap, o.scratchSize);
+    this._tasks = new Tasks(this._heap, o.scratchSize, o.compression);
     this.threads = o.threads > 0 ? m._sp_wasm_workers_start(o.threads) : 0;
     this._tasks.workers = this.threads;
     unrefWorkers(m);
@@ -215,7 +226,7 @@ export class Scratchpack {
     const s = this._takeSink();
     this._depth++;
     try {
-      s.beginArray(this._scratchSize);
+      s.beginArray(this._scratchSize, this._compression);
       encodeWith(s, value, this._maxDepth);
       return s.copyOut();
     } catch (e) {
@@ -237,7 +248,7 @@ export class Scratchpack {
     let p;
     this._depth++;
     try {
-      s.beginArray(this._scratchSize);
+      s.beginArray(this._scratchSize, this._compression);
       encodeWith(s, value, this._maxDepth);
       p = s.message();
     } catch (e) {
@@ -313,6 +324,7 @@ export class Scratchpack {
     if (!(target instanceof Uint8Array)) throw new ScratchpackError(codes.INVALID_ARGUMENT, 'encodeInto needs a Uint8Array target');
     if (!Number.isInteger(offset) || offset < 0 || offset > target.length)
       throw new ScratchpackError(codes.INVALID_ARGUMENT, `offset ${offset} is outside the target (0..${target.length})`);
+    if (this._compression !== 0) return this._encodeIntoCompressed(value, target, offset);
     const t = this._targets.pop() || new TargetSink(this._heap);
     this._depth++;
     try {
@@ -325,6 +337,32 @@ export class Scratchpack {
       this._depth--;
       t.clear();
       this._targets.push(t);
+    }
+  }
+
+  // encodeInto while compressing: C writes the compressed message (the
+  // scratch, or pooled segments) and it is copied into the target, so the
+  // target never holds the plain bytes; one copy more than uncompressed.
+  _encodeIntoCompressed(value, target, offset) {
+    const s = this._takeSink();
+    this._depth++;
+    try {
+      s.beginArray(this._scratchSize, this._compression);
+      encodeWith(s, value, this._maxDepth);
+      const p = s.message(), n = s.messageLength;
+      if (n > target.length - offset)
+        throw new ScratchpackError(codes.BUFFER_TOO_SMALL,
+          `the target has ${target.length - offset} bytes from offset ${offset}; the compressed message needs ${n}`,
+          { offset: target.length });
+      this._heap.check(p + n);
+      target.set(this._heap.u8.subarray(p, p + n), offset);
+      return n;
+    } catch (e) {
+      throw this._fail(e);
+    } finally {
+      this._depth--;
+      s.release();
+      this._sinks.push(s);
     }
   }
 
@@ -341,6 +379,8 @@ export class Scratchpack {
     const out = openWritable(writable);
     const s = this._takeSink();
     try {
+      if (this._compression !== 0)
+        return await streamCompressed(s, value, out, this._maxDepth, this._compression, () => this._closed);
       return await streamEncode(s, value, out, this._maxDepth, () => this._closed);
     } catch (e) {
       throw this._fail(e);
@@ -391,9 +431,13 @@ export class Scratchpack {
     return out === null ? null : [out, at + used];
   }
 
-  /** Decodes one value; options override the instance's limits for this call. */
+  /**
+   * Decodes one value (an Lz4Block or Lz4BlockArray message is decompressed
+   * first unless decompress is false); options override the instance's
+   * limits for this call.
+   */
   decode(bytes, options) {
-    return decodeValue(bytes, options === undefined ? this._decode : decodeOptions(options, this._decode));
+    return decodeTop(bytes, options === undefined ? this._decode : decodeOptions(options, this._decode));
   }
 
   /**

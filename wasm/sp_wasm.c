@@ -93,12 +93,18 @@ EXPORT sp_wasm_job *sp_wasm_job_new(void) {
   return job;
 }
 
-/* The options every entry of this module begins with. */
-static sp_options options(size_t scratch_size) {
+/* The options every entry of this module begins with. 'compression' is an
+** sp_compression (JS checks it; the entry refuses an unknown one with
+** SP_E_INVALID_ARGUMENT). Compressing, the job's writer -- the span JS
+** writes through -- is the plain writer, over pooled segments (never the
+** scratch), and finish writes the compressed message to the entry's output,
+** which the pieces, the view and the length then read. */
+static sp_options options(size_t scratch_size, int compression) {
   sp_options opt;
   memset(&opt, 0, sizeof opt);
   opt.scratch_size = scratch_size;
   opt.seq_pool = seq_pool;
+  opt.compression = (sp_compression)compression;
   return opt;
 }
 
@@ -106,14 +112,14 @@ static sp_options options(size_t scratch_size) {
 ** same choice sp_to_array makes, so a nested encode never overwrites the
 ** outer one and a live view over the scratch is never written over.
 ** SP_E_NOMEM when the scratch cannot be allocated. */
-EXPORT int sp_wasm_begin_array(sp_wasm_job *job, size_t scratch_size) {
-  sp_options opt = options(scratch_size);
+EXPORT int sp_wasm_begin_array(sp_wasm_job *job, size_t scratch_size, int compression) {
+  sp_options opt = options(scratch_size, compression);
   return span_out(job, sp_entry_begin_array(&job->entry, &opt));
 }
 
 /* to_stream: pooled segments, kept until release (JS reads the pieces). */
-EXPORT int sp_wasm_begin_stream(sp_wasm_job *job) {
-  sp_options opt = options(0);
+EXPORT int sp_wasm_begin_stream(sp_wasm_job *job, int compression) {
+  sp_options opt = options(0, compression);
   return span_out(job, sp_entry_begin_stream(&job->entry, NULL, NULL, &opt));
 }
 
@@ -131,9 +137,18 @@ EXPORT int sp_wasm_finish(sp_wasm_job *job) {
   return span_out(job, sp_entry_finish(&job->entry));
 }
 
-/* Bytes written so far: a double, as a stream may pass 4 GiB. */
+/* Bytes written so far: a double, as a stream may pass 4 GiB. Compressing,
+** only after finish: the compressed message's (the sum of its pieces; the
+** plain writer has given its segments back by then). */
 EXPORT double sp_wasm_length(sp_wasm_job *job) {
-  return (double)sp_writer_length(span_in(job));
+  double n = 0;
+  size_t len;
+  if (job->entry.compression == SP_COMPRESSION_NONE) return (double)sp_writer_length(span_in(job));
+  for (size_t i = 0, k = sp_entry_pieces(&job->entry); i < k; i++) {
+    sp_entry_piece(&job->entry, i, &len);
+    n += (double)len;
+  }
+  return n;
 }
 
 /* After finish: the message in one piece (sp_entry_view), valid until
@@ -337,10 +352,12 @@ typedef struct sp_wasm_task {
   int32_t code;              /* +28: sp_code */
   const char *cause;         /* +32 */
   uint32_t scratch_size;     /* +36: 0 -> the default */
+  int32_t compression;       /* +40: sp_compression */
   struct sp_wasm_task *next; /* queue link */
 } sp_wasm_task;
 
-_Static_assert(offsetof(sp_wasm_task, cause) == 32 && offsetof(sp_wasm_task, scratch_size) == 36,
+_Static_assert(offsetof(sp_wasm_task, cause) == 32 && offsetof(sp_wasm_task, scratch_size) == 36 &&
+               offsetof(sp_wasm_task, compression) == 40,
                "js/tasks.js reads the task at fixed offsets");
 
 enum { TASK_QUEUED, TASK_RUNNING, TASK_DONE };
@@ -360,7 +377,7 @@ static int format_task(sp_writer *w, const void *value) {
 
 /* Runs a task on the calling thread and marks it done (waking waiters). */
 EXPORT void sp_wasm_task_run(sp_wasm_task *t) {
-  sp_options opt = options(t->scratch_size);
+  sp_options opt = options(t->scratch_size, t->compression);
   sp_bytes out;
   sp_error err;
   opt.cancel = &t->cancel;
