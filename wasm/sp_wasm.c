@@ -4,7 +4,8 @@
 ** through), staging blocks JS copies typed arrays into, off-thread tasks
 ** and the worker threads that run them, the cap on linear memory (read by
 ** wasm/sp_memory.js when memory would grow), the instance's pools and what
-** trimming gives back, the numbers behind stats(). Must not touch:
+** trimming gives back, the numbers behind stats(), C's LZ4 block calls for
+** the JS tests and benchmark. Must not touch:
 ** encodings (JS writes values into the span itself; C formats only bulk
 ** numeric arrays), the entries' insides (it calls the lifecycle of
 ** sp_serialize.h) or pool internals.
@@ -17,9 +18,12 @@
 **
 ** The span protocol, seen from JS (js/sinks.js):
 **   job = sp_wasm_job_new()            once per nesting level, reused
-**   sp_wasm_begin_array(job, size)     a to_array entry: the thread's scratch,
+**   sp_wasm_begin_array(job, size, c)  a to_array entry: the thread's scratch,
 **                                      or a pooled sequence when an outer
-**                                      encode or a live view holds it
+**                                      encode or a live view holds it;
+**                                      compressing (c: sp_compression), the
+**                                      span is the plain writer's segments
+**                                      and finish writes the compressed form
 **   JS writes bytes at span.cur .. span.end (the sp_span at offset 0 of the
 **   job; sp_wasm_span_layout gives its offsets), then before any call below
 **   stores its cursor into span.cur; every call leaves the span up to date
@@ -222,6 +226,32 @@ EXPORT size_t sp_wasm_encode_array(int kind, const void *src, size_t n, uint8_t 
   sp_buffer fixed = {dst, 0, cap, cap};
   sp_output out = sp_fixed_output(&fixed);
   return sp_to_output(&out, format_array, &a, NULL, NULL) == SP_OK ? fixed.len : 0;
+}
+
+/* ---- LZ4 blocks, for the tests and the benchmark ------------------------------- */
+
+/* The LZ4 bound of n bytes (sp_lz4_bound): 0 past SP_LZ4_MAX_INPUT. */
+EXPORT size_t sp_wasm_lz4_bound(size_t n) { return sp_lz4_bound(n); }
+
+/* Compresses src[0..n) into one LZ4 block at dst[0..cap) with C's
+** compressor (the one the entries use). Returns its length, or 0 when cap
+** is below the bound or the 16 KiB state could not be allocated (it is
+** allocated and freed per call: this is for tests, not a hot path). */
+EXPORT size_t sp_wasm_lz4_compress(const uint8_t *src, size_t n, uint8_t *dst, size_t cap) {
+  sp_lz4_state *st = sp_malloc(sizeof *st);
+  size_t len = 0;
+  if (st == NULL) return 0;
+  if (sp_lz4_compress(src, n, dst, cap, st, &len) != SP_OK) len = 0;
+  sp_free(st, sizeof *st);
+  return len;
+}
+
+/* Decompresses the block src[0..n) into dst[0..cap) with C's decompressor.
+** Returns the bytes it decoded to, or minus its sp_code. */
+EXPORT double sp_wasm_lz4_decompress(const uint8_t *src, size_t n, uint8_t *dst, size_t cap) {
+  size_t len;
+  sp_code rc = sp_lz4_decompress(src, n, dst, cap, &len);
+  return rc == SP_OK ? (double)len : -(double)rc;
 }
 
 /* ---- staging ------------------------------------------------------------- */
