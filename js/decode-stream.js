@@ -14,6 +14,12 @@
 // in place, the framer, the decode), so the work is linear in the input
 // whatever the chunk boundaries; memory is the largest message (its buffer
 // grows by doubling) plus the chunk in hand.
+//
+// Each message may be compressed (Lz4Block, Lz4BlockArray): decompress.js
+// looks at its top (decodeAt, decodeTop) unless decompress is false. A
+// compressed message is framed like any other (it is one MessagePack
+// value), so it is decoded once all its bytes are in, in place or from its
+// buffer; memory then adds its plain bytes.
 
 import { ScratchpackError, codes, decodeError } from './errors.js';
 import { asBytes, decodeDefaults, decodeOptions } from './decoder.js';

@@ -105,6 +105,13 @@ export interface Limits {
   maxArrayLength?: number;
   maxMapLength?: number;
   maxExtLength?: number;
+  /**
+   * The most plain bytes a compressed message (Lz4Block, Lz4BlockArray) may
+   * declare, checked before they are allocated: LENGTH_LIMIT beyond. Default
+   * 64 MiB (MessagePack-CSharp's UntrustedData MaximumDecompressedSize); 0
+   * refuses every compressed message.
+   */
+  maxDecompressedLength?: number;
 }
 
 /**
@@ -127,6 +134,13 @@ export interface DecodeOptions extends Limits {
    * Float64Array, the smallest that holds them), or false (default).
    */
   typedArrays?: false | 'auto' | TypedArrayConstructor;
+  /**
+   * true (default): a message that is an ext 99 (Lz4Block) or an array led
+   * by an ext 98 (Lz4BlockArray), as MessagePack-CSharp writes them, is
+   * decompressed and its plain message decoded (only at the top of each
+   * message). false: they decode as they are, Ext values and bins.
+   */
+  decompress?: boolean;
 }
 
 /**
@@ -191,7 +205,18 @@ export interface ScratchpackOptions {
    * per bucket up to 128 KiB is ~25 MiB).
    */
   cacheLimit?: number | undefined;
+  /**
+   * Every encode entry writes its message as MessagePack-CSharp's
+   * Lz4BlockArray ('lz4blockarray': an array of LZ4 blocks, one per 32 KiB
+   * segment) or Lz4Block ('lz4block': ext 99, one block); messages under 64
+   * bytes stay plain. Default 'none'. Decoding detects both whatever this
+   * says (DecodeOptions.decompress).
+   */
+  compression?: Compression | undefined;
 }
+
+/** The compression option's values. */
+export type Compression = 'none' | 'lz4block' | 'lz4blockarray';
 
 /** Counters from C (allocation per thread, pools) and the WASM heap. */
 export interface ScratchpackStats {
@@ -343,6 +368,8 @@ export declare class Scratchpack {
   readonly threaded: boolean;
   /** Worker pthreads running for encodeAsync. */
   readonly threads: number;
+  /** The layout every encode writes (the compression option). */
+  readonly compression: Compression;
 
   /**
    * The to_array entry: a new Uint8Array of exactly the message's size,
