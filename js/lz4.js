@@ -27,6 +27,25 @@ export const LZ4_BAD_OFFSET = -3;  // an offset of 0 or before the output's star
 // call into the engine that a short loop does not.
 const SHORT = 24;
 
+// Where readMore stopped reading.
+let moreEnd = 0;
+
+// Adds the length bytes at src[s..] (each adds up to 255; 255 means another
+// follows) to n. Returns the length, or LZ4_TRUNCATED / LZ4_TOO_LONG as
+// soon as the input ends or the length passes room (so it cannot grow
+// without bound); leaves the index after the bytes in moreEnd.
+function readMore(src, s, sEnd, n, room) {
+  let b;
+  do {
+    if (s >= sEnd) return LZ4_TRUNCATED;
+    b = src[s++];
+    n += b;
+    if (n > room) return LZ4_TOO_LONG;
+  } while (b === 255);
+  moreEnd = s;
+  return n;
+}
+
 /**
  * Decompresses the block src[s, sEnd) into dst from index d, writing at
  * most up to dEnd. Returns the index after the last byte written, or one
@@ -40,13 +59,8 @@ export function lz4DecompressInto(src, s, sEnd, dst, d, dEnd) {
     const token = src[s++];
     let n = token >>> 4;
     if (n === 15) {                                   // more literal length bytes
-      let b;
-      do {
-        if (s >= sEnd) return LZ4_TRUNCATED;
-        b = src[s++];
-        n += b;
-        if (n > dEnd - d) return LZ4_TOO_LONG;
-      } while (b === 255);
+      if ((n = readMore(src, s, sEnd, n, dEnd - d)) < 0) return n;
+      s = moreEnd;
     }
     if (n > dEnd - d) return LZ4_TOO_LONG;
     if (n > sEnd - s) return LZ4_TRUNCATED;
@@ -64,13 +78,8 @@ export function lz4DecompressInto(src, s, sEnd, dst, d, dEnd) {
     if (off === 0 || off > d - start) return LZ4_BAD_OFFSET;
     let m = (token & 15) + 4;
     if (m === 19) {                                   // more match length bytes
-      let b;
-      do {
-        if (s >= sEnd) return LZ4_TRUNCATED;
-        b = src[s++];
-        m += b;
-        if (m > dEnd - d) return LZ4_TOO_LONG;
-      } while (b === 255);
+      if ((m = readMore(src, s, sEnd, m, dEnd - d)) < 0) return m;
+      s = moreEnd;
     }
     if (m > dEnd - d) return LZ4_TOO_LONG;
     const from = d - off;

@@ -341,28 +341,21 @@ export class Scratchpack {
   }
 
   // encodeInto while compressing: C writes the compressed message (the
-  // scratch, or pooled segments) and it is copied into the target, so the
-  // target never holds the plain bytes; one copy more than uncompressed.
+  // scratch, or pooled segments), leased for as long as it takes to copy it
+  // into the target, so the target never holds the plain bytes; one copy
+  // more than uncompressed.
   _encodeIntoCompressed(value, target, offset) {
-    const s = this._takeSink();
-    this._depth++;
+    const lease = this.encodeView(value);
     try {
-      s.beginArray(this._scratchSize, this._compression);
-      encodeWith(s, value, this._maxDepth);
-      const p = s.message(), n = s.messageLength;
+      const bytes = lease.bytes, n = bytes.length;
       if (n > target.length - offset)
         throw new ScratchpackError(codes.BUFFER_TOO_SMALL,
           `the target has ${target.length - offset} bytes from offset ${offset}; the compressed message needs ${n}`,
           { offset: target.length });
-      this._heap.check(p + n);
-      target.set(this._heap.u8.subarray(p, p + n), offset);
+      target.set(bytes, offset);
       return n;
-    } catch (e) {
-      throw this._fail(e);
     } finally {
-      this._depth--;
-      s.release();
-      this._sinks.push(s);
+      lease.release();
     }
   }
 
