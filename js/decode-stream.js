@@ -19,11 +19,12 @@
 // looks at its top (decodeAt, decodeTop) unless decompress is false. A
 // compressed message is framed like any other (it is one MessagePack
 // value), so it is decoded once all its bytes are in, in place or from its
-// buffer; memory then adds its plain bytes.
+// buffer; memory then adds its plain bytes. The value limits (maxBinLength
+// ...) apply to the plain message, not to the blocks that carry it.
 
 import { ScratchpackError, codes, decodeError } from './errors.js';
 import { asBytes, decodeDefaults, decodeOptions } from './decoder.js';
-import { decodeAt, decodeTop, topEnd } from './decompress.js';
+import { decodeAt, decodeTop, framingOptions, mayBeCompressed, topEnd } from './decompress.js';
 import { Framer } from './framer.js';
 
 const MAX_MESSAGE = 2 ** 53 - 1;
@@ -76,7 +77,12 @@ function* valuesIn(src, opt) {
 }
 
 async function* messages(chunks, opt, maxMessage) {
-  const framer = new Framer(opt, maxMessage);
+  const plainFramer = new Framer(opt, maxMessage);
+  // A message that may be compressed is framed with limits for its framing
+  // (its bins and ext are blocks, not values: decodeAt checks the plain
+  // message's values against opt once it is whole).
+  const packedFramer = opt.decompress ? new Framer(framingOptions(opt), maxMessage) : plainFramer;
+  let framer = plainFramer;
   let buf = null, used = 0;             // the bytes of a message that spans chunks
   let base = 0;                         // the absolute offset of the chunk's first byte
   for await (const raw of chunks) {
@@ -92,6 +98,7 @@ async function* messages(chunks, opt, maxMessage) {
           yield v;
           continue;
         }
+        framer = mayBeCompressed(chunk, p) ? packedFramer : plainFramer;
         framer.begin(base + p);
       }
       const start = framer.messageAt;

@@ -35,7 +35,7 @@ export let topEnd = 0;
 /** Decodes exactly one message (compressed or not) from bytes. */
 export function decodeTop(bytes, opt) {
   const src = asBytes(bytes);
-  if (opt.decompress === false || !maybeCompressed(src, 0)) return decodeValue(src, opt);
+  if (opt.decompress === false || !mayBeCompressed(src, 0)) return decodeValue(src, opt);
   const form = formOf(src, 0);
   if (form === 0) return decodeValue(src, opt);
   const plain = inflate(src, 0, form, opt);
@@ -52,7 +52,7 @@ export function decodeTop(bytes, opt) {
  */
 export function decodeAt(bytes, at, opt) {
   let form = 0;
-  if (opt.decompress !== false && maybeCompressed(bytes, at)) form = formOf(bytes, at);
+  if (opt.decompress !== false && mayBeCompressed(bytes, at)) form = formOf(bytes, at);
   if (form === 0) {
     const v = decodeFrom(bytes, at, opt);
     topEnd = decodeEnd;
@@ -82,13 +82,27 @@ function decodePlain(plain, opt, at) {
 // False when the value at src[at] surely is neither form: not an ext, nor a
 // non-empty array whose first element is one. A header cut short says true
 // (formOf then reads it, or leaves it to the decoder).
-function maybeCompressed(src, at) {
+export function mayBeCompressed(src, at) {
   if (at >= src.length) return false;
   const b = src[at];
   if (isExtCode(b)) return true;
   const h = (b & 0xf0) === 0x90 ? 1 : b === 0xdc ? 3 : b === 0xdd ? 5 : 0;
   if (h === 0 || b === 0x90) return false;
   return at + h >= src.length || isExtCode(src[at + h]);
+}
+
+/**
+ * Decode options for framing a message that may be compressed (a framer
+ * skipping its tokens before it is whole): the limits on bins, exts and
+ * arrays raised to what a compressed message within maxDecompressedLength
+ * can need (its blocks, at most the LZ4 bound of that length; a block per
+ * plain byte at most), since they apply to the plain message's values.
+ */
+export function framingOptions(opt) {
+  const most = Math.min(0xffffffff, opt.maxDecompressedLength + Math.floor(opt.maxDecompressedLength / 255) + 32);
+  return Object.freeze({ ...opt, maxBinLength: Math.max(opt.maxBinLength, most),
+    maxExtLength: Math.max(opt.maxExtLength, most),
+    maxArrayLength: Math.max(opt.maxArrayLength, Math.min(0xffffffff, opt.maxDecompressedLength + 1)) });
 }
 
 // The ext header at src[at]: sets extType, extLength, extBody (where its
@@ -114,13 +128,19 @@ const u32 = (src, p) => ((src[p] << 24) | (src[p + 1] << 16) | (src[p + 2] << 8)
 // The size of the array header at src[at] (its first byte says it is one).
 const arrayHeaderSize = (b) => (b === 0xdc ? 3 : b === 0xdd ? 5 : 1);
 
+// The element count of the array header at src[at] (all of it in src).
+function arrayCount(src, at) {
+  const h = arrayHeaderSize(src[at]);
+  return h === 1 ? src[at] & 15 : h === 3 ? (src[at + 1] << 8) | src[at + 2] : u32(src, at + 1);
+}
+
 // EXT_LZ4_BLOCK, EXT_LZ4_BLOCK_ARRAY or 0 for the value at src[at]; reads,
 // never throws (a header cut short is the decoder's to report).
 function formOf(src, at) {
   const b = src[at];
   if (isExtCode(b)) return extHeader(src, at) && extType === EXT_LZ4_BLOCK ? EXT_LZ4_BLOCK : 0;
   const h = arrayHeaderSize(b);
-  if (at + h >= src.length) return 0;
+  if (at + h >= src.length || arrayCount(src, at) === 0) return 0;
   return extHeader(src, at + h) && extType === EXT_LZ4_BLOCK_ARRAY ? EXT_LZ4_BLOCK_ARRAY : 0;
 }
 
@@ -215,8 +235,7 @@ function inflateBlock1(src, at, opt) {
 // able to hold its plain length) before the plain bytes are allocated.
 function inflateBlockArray(src, at, opt) {
   const h = arrayHeaderSize(src[at]);
-  const count = h === 1 ? src[at] & 15 : h === 3 ? (src[at + 1] << 8) | src[at + 2] : u32(src, at + 1);
-  const blocks = count - 1;
+  const blocks = arrayCount(src, at) - 1;             // formOf saw at least one element
   extHeader(src, at + h);
   const body = extBody, lengthsEnd = body + extLength;
   if (lengthsEnd > src.length) throw truncated(at, 'input ends inside the ext 98 header of an Lz4BlockArray');

@@ -309,6 +309,23 @@ describe('every decode path detects both layouts', () => {
     assert.ok(decode(twice) instanceof Ext);
   });
 
+  test('an empty array led by nothing is not compressed, even when an ext 98 follows it', () => {
+    const got = [...decodeMultiple(bytesOf('dc 00 00 d4 62 40'))];
+    assert.deepEqual(got[0], []);
+    assert.ok(got[1] instanceof Ext && got[1].type === 98);
+  });
+
+  test('value limits apply to the plain message, not to the blocks, in one chunk or many', async () => {
+    const v = records(800), m = arraySp.encode(v);
+    const opt = { maxBinLength: 100, maxExtLength: 10, maxArrayLength: 1000 };
+    assert.ok(readBlockArray(m).blocks[0].length > 100);
+    assert.deepEqual(decode(m, opt), decode(plainSp.encode(v)));
+    assert.deepEqual(await collect(decodeStream(bytewise(m), opt)), [decode(m)]);
+    const withBin = concat([plainSp.encode(1), blockSp.encode({ b: new Uint8Array(500) })]);
+    assert.throws(() => [...decodeMultiple(withBin, opt)], { code: codes.LENGTH_LIMIT, offset: 1 });
+    await assert.rejects(collect(decodeStream(bytewise(withBin), opt)), { code: codes.LENGTH_LIMIT, offset: 1 });
+  });
+
   test('decompress: false gives ext 98/99 back as Ext values', async () => {
     const b = blockSp.encode(values[3]), a = arraySp.encode(values[3]);
     const e = decode(b, { decompress: false });
