@@ -200,6 +200,16 @@ function checkBlock(plain, n, at) {
   if (plain > LZ4_MAX_RATIO * n) throw malformed(at, 'a plain length more than its LZ4 block can hold');
 }
 
+// The array for n plain bytes (checked against the limits already): NOMEM
+// when the engine cannot allocate it (a limit raised past what it can).
+function plainArray(n, at) {
+  try {
+    return new Uint8Array(n);
+  } catch (e) {
+    throw new ScratchpackError(codes.NOMEM, `no memory for ${n} plain bytes (at byte ${at})`, { offset: at, cause: e });
+  }
+}
+
 // Decompresses src[s, sEnd) into exactly out[d, d + plain).
 function inflateBlock(src, s, sEnd, out, d, plain, at) {
   const r = lz4DecompressInto(src, s, sEnd, out, d, d + plain);
@@ -224,7 +234,7 @@ function inflateBlock1(src, at, opt) {
   if (lengthEnd >= end) throw malformed(at, 'an Lz4Block ext holds no block after its length');
   checkLimit(plain, opt, at);
   checkBlock(plain, end - lengthEnd, at);
-  const out = new Uint8Array(plain);
+  const out = plainArray(plain, at);
   inflateBlock(src, lengthEnd, end, out, 0, plain, at);
   inflatedEnd = end;
   return out;
@@ -264,7 +274,7 @@ function inflateBlockArray(src, at, opt) {
     starts[i] = p;
     ends[i] = p += n;
   }
-  const out = new Uint8Array(total);
+  const out = plainArray(total, at);
   for (let i = 0, d = 0; i < blocks; d += plains[i++])
     inflateBlock(src, starts[i], ends[i], out, d, plains[i], heads[i]);
   inflatedEnd = p;
