@@ -476,6 +476,18 @@ describe('corrupt input: C\'s codes, offsets into the compressed input', () => {
     assert.equal(code(bytesOf('91 c7 00 62')), codes.TRUNCATED);                // no blocks: no value
   });
 
+  test('maxDecompressedLength is an instance limit too', async () => {
+    const sp = await createScratchpack({ limits: { maxDecompressedLength: 100 } });
+    try {
+      const m = blockSp.encode(records(10));
+      assert.throws(() => sp.decode(m), { code: codes.LENGTH_LIMIT, offset: 0 });
+      assert.deepEqual(sp.decode(m, { maxDecompressedLength: 1 << 20 }), decode(m));
+      assert.throws(() => decode(m, { maxDecompressedLength: -1 }), { code: codes.INVALID_ARGUMENT });
+    } finally {
+      sp.close();
+    }
+  });
+
   test('every truncation is TRUNCATED; trailing bytes are TRAILING_BYTES at their offset', () => {
     for (const sp of [blockSp, arraySp]) {
       const m = sp.encode(records(30));
