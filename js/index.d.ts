@@ -407,7 +407,10 @@ export declare class Scratchpack {
    * WASM holds at most the largest piece plus a segment. Resolves to the
    * bytes written once the stream has accepted them all. On an error the
    * stream has received a prefix of the message; the promise rejects with
-   * the code and path. Do not change the value until it settles.
+   * the code and path. Do not change the value until it settles. With
+   * `compression`, neither layout can be written before the whole plain
+   * message is known: the message is encoded and compressed whole in WASM,
+   * then handed to the stream a segment at a time (memory as `encode()`).
    * @example
    * await sp.encodeToStream(rows, fs.createWriteStream('rows.msgpack'));
    */
