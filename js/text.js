@@ -20,15 +20,12 @@ const encoder = new TextEncoder();
 // (the default TextDecoder drops it, so "\ufeffx" would not round trip).
 const decoder = new TextDecoder('utf-8', { ignoreBOM: true });
 
-// node:buffer's isAscii (SIMD): at once where process.getBuiltinModule
-// exists (Node >= 22.3), else by an import that settles at the first turn
-// of the event loop; until then long strings take utf8Slice, which gives
-// the same string.
+// node:buffer's isAscii (SIMD), through process.getBuiltinModule (Node >=
+// 20.16, the package's floor): no node: import for a browser bundler to chase.
 let nodeIsAscii = null;
 if (typeof nodeLatin1 === 'function' && typeof process === 'object' && process.versions?.node) {
   const take = (m) => { if (m && typeof m.isAscii === 'function') nodeIsAscii = m.isAscii; };
-  if (typeof process.getBuiltinModule === 'function') take(process.getBuiltinModule('node:buffer'));
-  else import('node:buffer').then(take, () => {});
+  take(process.getBuiltinModule('node:buffer'));
 }
 
 // UTF-16 units decoded here reach a string through ucs2Slice, which reads

@@ -1,11 +1,13 @@
 // wasm.js -- finds, loads and instantiates an Emscripten module.
 // Owns: the test for whether threads may be used, the choice between a
-// module's pthread build and its single-threaded one, reading the .wasm
-// bytes (Node cannot fetch file: URLs; browsers fetch), the pthread pool
-// size, and ending the pool's workers. The package's modules by default;
-// the page passes its own (dist-web/). Must not touch: encoding; callers
-// get the raw module and its memory (m.spMemory: the WebAssembly.Memory,
-// which the single-threaded build does not otherwise expose).
+// module's pthread build and its single-threaded one, where the package's
+// files are (the .mjs, the .wasm, the pthread worker), loading them and
+// saying which one could not be loaded, the pthread pool size, and ending
+// the pool's workers. The package's modules by default; the page passes its
+// own (dist-web/). Must not touch: encoding; callers get the raw module and
+// its memory (m.spMemory: the WebAssembly.Memory, which the single-threaded
+// build does not otherwise expose). Nothing here imports a node: module:
+// Node's file reads live in files-node.js, which browser bundles never see.
 
 import { ScratchpackError, codes } from './errors.js';
 
@@ -17,44 +19,108 @@ export function canUseThreads() {
   return isNode || globalThis.crossOriginIsolated !== false;
 }
 
-async function readBinary(url) {
-  if (isNode) {
-    const { readFile } = await import('node:fs/promises');
-    return readFile(url);
-  }
-  const res = await fetch(url);
-  if (!res.ok) throw new ScratchpackError(codes.INTERNAL, `fetching ${url} failed (HTTP ${res.status}): is the module built?`);
-  return new Uint8Array(await res.arrayBuffer());
+// Node reads the files from disk (Node 20's fetch takes no file: URLs) with
+// files-node.js. The package's "node" entry (node.js) hands it over; a
+// direct import of js/index.js under Node loads it by a name held in a
+// variable, which bundlers leave alone, so a browser bundle never holds it.
+let nodeFiles = null;
+const nodeFilesModule = './files-node.js';
+
+/** Called by the "node" entry: the Node file reader (files-node.js). */
+export function useNodeFiles(files) {
+  nodeFiles = files;
 }
 
-// The package's two builds (dist/, shipped by npm pack). Literal import
-// paths, so that bundlers see them.
-const packaged = {
-  threads: { load: () => import('../dist/scratchpack.mjs'), wasm: new URL('../dist/scratchpack.wasm', import.meta.url) },
-  single: { load: () => import('../dist/scratchpack-st.mjs'), wasm: new URL('../dist/scratchpack-st.wasm', import.meta.url) },
+async function fileHost() {
+  if (!isNode) return browserFiles;
+  nodeFiles ??= await import(/* @vite-ignore */ /* webpackIgnore: true */ nodeFilesModule);
+  return nodeFiles;
+}
+
+/** What a package user is told when one of the package's files is missing. */
+export function missingFile(url, why, cause) {
+  return new ScratchpackError(codes.INTERNAL,
+    `scratchpack could not load ${url} (${why}): the package is incomplete or its files were not ` +
+    'copied beside the bundle (see "Bundlers" in the README); in a clone of the repository, run `npm run build`',
+    cause ? { cause } : undefined);
+}
+
+const browserFiles = {
+  async read(url) {
+    const res = await fetch(url).catch((e) => { throw missingFile(url, e.message, e); });
+    if (!res.ok) throw missingFile(url, `HTTP ${res.status}`);
+    return new Uint8Array(await res.arrayBuffer());
+  },
+  async check(url) {
+    const res = await fetch(url).catch((e) => { throw missingFile(url, e.message, e); });
+    res.body?.cancel();
+    if (!res.ok) throw missingFile(url, `HTTP ${res.status}`);
+  },
 };
+
+// The package's two builds (dist/, shipped by npm pack), each named by a
+// literal import() and `new URL('../dist/…', import.meta.url)`, the forms
+// bundlers follow (Vite copies the .wasm and rewrites its URL). esbuild
+// follows the import() but leaves the URL as written, relative to the
+// bundle; there this file no longer ends in js/wasm.js, and the .wasm is
+// looked for beside the bundle instead (the esbuild recipe copies dist/'s
+// files there). The pthread worker is Emscripten's own concern: it starts
+// it from `new URL('scratchpack.worker.js', import.meta.url)` in its module
+// (Vite bundles that worker; without a bundler, or with esbuild, it is the
+// file beside the module), and the worker imports ./scratchpack.mjs.
+const bundledAsIs = !/\/js\/wasm\.js$/.test(new URL(import.meta.url).pathname);
+function located(url, name) {
+  return bundledAsIs && url.pathname.endsWith(`/dist/${name}`) ? new URL(name, import.meta.url) : url;
+}
+const packaged = {
+  threads: {
+    load: () => import('../dist/scratchpack.mjs'),
+    wasm: located(new URL('../dist/scratchpack.wasm', import.meta.url), 'scratchpack.wasm'),
+    names: { wasm: 'scratchpack.wasm', worker: 'scratchpack.worker.js', script: 'scratchpack.mjs' },
+  },
+  single: {
+    load: () => import('../dist/scratchpack-st.mjs'),
+    wasm: located(new URL('../dist/scratchpack-st.wasm', import.meta.url), 'scratchpack-st.wasm'),
+    names: { wasm: 'scratchpack-st.wasm', script: 'scratchpack-st.mjs' },
+  },
+};
+
+// Whether the build's files sit beside its .wasm under their own names (no
+// bundler, or esbuild's recipe); a bundler that renamed the .wasm emitted
+// the others itself.
+function ownNames(build) {
+  return !!build.names && new URL(build.wasm).pathname.endsWith(`/${build.names.wasm}`);
+}
+const beside = (build, name) => new URL(build.names[name], build.wasm);
 
 /**
  * Loads a module: the pthread build when `threaded`, else the single-
  * threaded one, from `files` ({ threads, single }, each { load() -> the
- * ES module, wasm: URL }; the package's by default). `poolSize` pthread
- * workers are started with it (pthread build only); `wasmBinary`, when
- * given, is used instead of reading the .wasm; `log` gets the module's
- * printed lines. Returns the Emscripten Module object, with its
- * WebAssembly.Memory as `spMemory` (imported by the pthread build,
- * exported by the other).
+ * ES module, wasm: URL, and optionally names: { wasm, script, worker },
+ * the file names checked when a file will not load }; the package's by
+ * default). `poolSize` pthread workers are started with it (pthread build
+ * only); `wasmBinary`, when given, is used instead of reading the .wasm;
+ * `log` gets the module's printed lines. Returns the Emscripten Module
+ * object, with its WebAssembly.Memory as `spMemory` (imported by the
+ * pthread build, exported by the other). Rejects with a ScratchpackError
+ * (INTERNAL) naming the file when one cannot be loaded.
  */
 export async function loadModule({ threaded, poolSize, wasmBinary, files = packaged,
   log = (line) => console.error(`scratchpack: ${line}`) }) {
   const build = threaded ? files.threads : files.single;
+  const host = await fileHost();
   let factory;
   try {
     factory = (await build.load()).default;
   } catch (e) {
-    throw new ScratchpackError(codes.INTERNAL,
-      'the WebAssembly module is not built: run `npm start` (or bash tests/build-wasm.sh) first', { cause: e });
+    if (ownNames(build)) await host.check(beside(build, 'script'));   // names it when it is missing
+    throw missingFile('the module script', e.message, e);
   }
-  const bytes = wasmBinary || await readBinary(build.wasm);
+  const bytes = wasmBinary || wasmFile(build.wasm, await host.read(build.wasm));
+  // The workers load the worker script and it imports the module's script:
+  // a missing one would leave the pool, and so this promise, waiting forever.
+  const worker = threaded && ownNames(build) && build.names.worker ? beside(build, 'worker') : null;
+  if (worker && poolSize > 0) await Promise.all([host.check(worker), host.check(beside(build, 'script'))]);
   const settings = { wasmBinary: bytes, pthreadPoolSize: threaded ? poolSize : 0 };
   settings.print = settings.printErr = log;
   return new Promise((resolve, reject) => {
@@ -65,12 +131,28 @@ export async function loadModule({ threaded, poolSize, wasmBinary, files = packa
       WebAssembly.instantiate(bytes, imports).then(({ instance, module }) => {
         settings.spMemory = memoryOf(instance.exports) || Object.values(imports).map(memoryOf).find(Boolean);
         receive(instance, module);
+        // A worker that fails to start rejects instead of leaving the pool
+        // waiting; once the module is ready, Emscripten's handler is back.
+        for (const w of settings.PThread?.unusedWorkers ?? []) {
+          const own = w.onerror;
+          w.onerror = (e) => (ready ? own.call(w, e)
+            : reject(missingFile(worker || 'the pthread worker', e.message || 'it failed to start', e)));
+        }
         if (threaded && poolSize === 0) settings.removeRunDependency('wasm-instantiate');
       }, reject);
       return {};
     };
-    factory(settings).then(resolve, reject);
+    let ready = false;
+    factory(settings).then((m) => { ready = true; resolve(m); }, reject);
   });
+}
+
+// The bytes read from `url`, when they are WebAssembly: a server that
+// answers a missing file with a page (a dev server's fallback) gives 200.
+function wasmFile(url, bytes) {
+  if (bytes.length >= 4 && bytes[0] === 0 && bytes[1] === 0x61 && bytes[2] === 0x73 && bytes[3] === 0x6d) return bytes;
+  const start = Array.from(bytes.subarray(0, 4), (b) => b.toString(16).padStart(2, '0')).join(' ');
+  throw missingFile(url, `not a WebAssembly file: it starts ${start || '(empty)'}, not 00 61 73 6d`);
 }
 
 // The WebAssembly.Memory among an object's values (export names are minified).

@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # Builds the WASI targets (wasm/wasi/CMakeLists.txt): the reactor library
 # into dist/ and every C unit test into build-wasi/tests/. Incremental.
+# Arguments: the targets to build (e.g. `scratchpack-wasi`); all when none.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+targets=()
+[ $# -gt 0 ] && targets=(--target "$@")
 sysroot="$PWD/build-wasi/sysroot"
 inc="$(dpkg -L wasi-libc | grep '/include/wasm32-wasi$' | head -1)"
 lib="$(dpkg -L wasi-libc | grep '/lib/wasm32-wasi$' | head -1)"
@@ -14,7 +17,7 @@ if [ ! -f build-wasi/CMakeCache.txt ]; then
         -DCMAKE_SYSROOT="$sysroot" >/dev/null
 fi
 # Keep going past a test that does not build for wasm32: run.mjs reports it.
-cmake --build build-wasi -j"$(nproc 2>/dev/null || echo 2)" -- -k >build-wasi/build.log 2>&1 || {
+cmake --build build-wasi -j"$(nproc 2>/dev/null || echo 2)" "${targets[@]}" -- -k >build-wasi/build.log 2>&1 || {
   grep -E "error" build-wasi/build.log | head -20 >&2
   echo "== wasi: some targets did not build (see above); run.mjs reports the missing tests" >&2
 }

@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # Builds the Emscripten modules (wasm/CMakeLists.txt): the package's into
 # dist/ and the page's into dist-web/, each a pthread build and a single-
-# threaded one. Incremental after the first run.
+# threaded one. Incremental after the first run. Arguments: the targets to
+# build (e.g. `dist`, the package's modules only); all when none.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+targets=()
+[ $# -gt 0 ] && targets=(--target "$@")
 # emcc's optimizer needs acorn: Debian's node-acorn lives in its own module folder.
 acorn_json="$(dpkg -L node-acorn 2>/dev/null | grep '/acorn/package.json$' | head -1 || true)"
 if [ -n "$acorn_json" ]; then
@@ -17,8 +20,8 @@ fi
 # emcc 3.1.6 now and then fails a parallel build (an AssertionError on
 # BINARYEN_FEATURES in emscripten.py, seen once in ten clean builds); the
 # build is incremental, so finish it on one job.
-if ! cmake --build build-wasm -j"$(nproc 2>/dev/null || echo 2)" >build-wasm/build.log 2>&1; then
+if ! cmake --build build-wasm -j"$(nproc 2>/dev/null || echo 2)" "${targets[@]}" >build-wasm/build.log 2>&1; then
   echo "== wasm: parallel build failed; retrying on one job" >&2
-  cmake --build build-wasm -j1 >build-wasm/build.log 2>&1 || { tail -40 build-wasm/build.log >&2; exit 1; }
+  cmake --build build-wasm -j1 "${targets[@]}" >build-wasm/build.log 2>&1 || { tail -40 build-wasm/build.log >&2; exit 1; }
 fi
-echo "== wasm: built dist/ ($(ls dist | tr '\n' ' ')) and dist-web/ ($(ls dist-web | tr '\n' ' '))"
+echo "== wasm: built dist/ ($(ls dist | tr '\n' ' ')) and dist-web/ ($(ls dist-web 2>/dev/null | tr '\n' ' '))"

@@ -3,9 +3,9 @@
 # ASan+UBSan build and a TSan build, each running the whole ctest suite.
 # Then the TypeScript declarations (tsc over tests/types) and WebAssembly:
 # every C test built for wasm32-wasi (32-bit size_t, no threads) under
-# node:wasi, the Emscripten modules, and the JS package's node:test suite
-# (which also packs and installs the tarball). The later stages run even
-# when one fails; the exit code says whether all passed.
+# node:wasi, the Emscripten modules, the JS package's node:test suite, and
+# the npm tarball packed from a clean clone, installed and run (tests/pack).
+# The later stages run even when one fails; the exit code says whether all passed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash tests/setup.sh
@@ -46,6 +46,7 @@ echo "== WASM: pool stress with pthreads under Node (8 threads x 100,000)"
 timeout 600 node build-wasm/node/test_pool_stress.cjs || failed+=(wasm-pool-stress)
 echo "== JS: node --test tests/js"
 timeout 900 node --test --test-timeout=300000 tests/js/ || failed+=(js)
+bash tests/pack/run.sh || failed+=(pack)
 bash tests/browser/run.sh || failed+=(browser)
 if [ ${#failed[@]} -gt 0 ]; then
   echo "== FAILED stages: ${failed[*]}" >&2

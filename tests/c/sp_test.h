@@ -7,6 +7,7 @@
 #define SP_TEST_H
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static int sp_test_failures, sp_test_passed, sp_test_failed, sp_test_checks;
@@ -42,7 +43,10 @@ static inline int sp_test_bytes(const void *got, size_t got_len, const void *wan
   return ok;
 }
 
+/* SP_TEST_ONLY=name runs only the test of that name (to chase one down). */
 static inline void sp_test_run(const char *name, void (*fn)(void)) {
+  const char *only = getenv("SP_TEST_ONLY");
+  if (only && *only && strcmp(only, name) != 0) return;
   int before = sp_test_failures;
   fn();
   if (sp_test_failures == before) { sp_test_passed++; printf("  ok   %s\n", name); }

@@ -24,12 +24,11 @@ if [ ${#targets[@]} -eq 0 ]; then
   for f in tests/fuzz/fuzz_*.c; do targets+=("$(basename "$f" .c)"); done
 fi
 
-if [ ! -f build-fuzz/CMakeCache.txt ]; then
-  cmake -S tests/fuzz -B build-fuzz -DCMAKE_C_COMPILER=clang >/dev/null
-fi
+# Configure every time: a build dir from before a target was added has no rule for it.
+cmake -S tests/fuzz -B build-fuzz -DCMAKE_C_COMPILER=clang >/dev/null
 cmake --build build-fuzz -j"$(nproc 2>/dev/null || echo 2)" --target make_seeds "${targets[@]}" \
   >build-fuzz/build.log 2>&1 || {
-  grep -E "error|undefined" build-fuzz/build.log | head -20 >&2
+  { grep -E "error|undefined|No rule" build-fuzz/build.log || tail -5 build-fuzz/build.log; } | head -20 >&2
   echo "== fuzz: build failed (build-fuzz/build.log)" >&2
   exit 1
 }

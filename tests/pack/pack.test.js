@@ -1,10 +1,13 @@
-// The npm tarball: it carries the built module, and installed into an empty
-// folder it imports and works with no Emscripten, CMake or compiler on PATH;
-// its types check in a TypeScript project that imports it by name, and its
-// `scratchpack` command runs.
+// The npm tarball as a user gets it: packed from a clean clone of the
+// repository at HEAD (so `prepack` -- npm run build -- must make every
+// shipped file from sources alone; uncommitted changes are not in it), it
+// holds every package.json "files" entry, and installed into an empty folder
+// it imports and works with no Emscripten, CMake or compiler on PATH; its
+// types check in a TypeScript project that imports it by name, and its
+// `scratchpack` command runs. tests/pack/run.sh runs this (npm test).
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, symlinkSync, writeFileSync, mkdirSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
@@ -15,17 +18,28 @@ const run = promisify(execFile);
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const work = mkdtempSync(join(tmpdir(), 'scratchpack-pack-'));
 after(() => rmSync(work, { recursive: true, force: true }));
+const clone = join(work, 'clone');
 const app = join(work, 'app');
 const bin = join(work, 'bin');                         // PATH holds node and nothing else
 const env = { PATH: bin, HOME: work };
 
-test('npm pack ships the built module, installs, and runs with no toolchain on PATH', async () => {
-  assert.ok(existsSync(join(root, 'dist/scratchpack.wasm')), 'build the module first (tests/build-wasm.sh)');
-  const { stdout } = await run('npm', ['pack', '--json', '--pack-destination', work], { cwd: root });
-  const [info] = JSON.parse(stdout);
+// npm pack --json prints the build's own lines (prepack) before its JSON.
+const packInfo = (stdout) => JSON.parse(stdout.slice(stdout.search(/^\[\s*\{/m)))[0];
+
+test('npm pack from a clean clone builds and ships every file, installs, and runs with no toolchain on PATH', async () => {
+  const { stdout: head } = await run('git', ['rev-parse', 'HEAD'], { cwd: root });
+  await run('git', ['clone', '--quiet', '--no-checkout', root, clone]);
+  await run('git', ['checkout', '--quiet', head.trim()], { cwd: clone });
+  const { stdout } = await run('npm', ['pack', '--json', '--pack-destination', work],
+    { cwd: clone, maxBuffer: 1 << 24, timeout: 600000 });
+  const info = packInfo(stdout);
   const files = info.files.map((f) => f.path);
-  for (const f of ['js/index.js', 'js/index.d.ts', 'dist/scratchpack.mjs', 'dist/scratchpack.wasm',
-    'dist/scratchpack.worker.js', 'dist/package.json', 'dist/scratchpack-st.wasm', 'dist/scratchpack-wasi.wasm'])
+  const { files: shipped } = JSON.parse(readFileSync(join(clone, 'package.json'), 'utf8'));
+  for (const entry of shipped) {
+    const there = entry.endsWith('/') ? files.some((f) => f.startsWith(entry)) : files.includes(entry);
+    assert.ok(there, `package.json "files" names ${entry}, which is not in the tarball`);
+  }
+  for (const f of ['js/index.js', 'js/node.js', 'js/files-node.js', 'js/index.d.ts', 'LICENSE', 'package.json'])
     assert.ok(files.includes(f), `${f} missing from the tarball`);
   assert.ok(!files.some((f) => /^(src|wasm|tests|build)/.test(f)), files.join(' '));
 
@@ -38,14 +52,18 @@ test('npm pack ships the built module, installs, and runs with no toolchain on P
     const bytes = sp.encode({ hello: 'tarball', n: [1, 2, 3], t: Int32Array.of(7, 8) });
     const back = decode(bytes);
     const off = await sp.encodeAsync(Float64Array.of(1.5));
-    console.log(JSON.stringify({ back, kernel: sp.stats().kernel, off: off.length }));
+    const single = await createScratchpack({ wasm: 'single' });
+    const alone = decode(single.encode(['single', 1.5]));
+    console.log(JSON.stringify({ back, kernel: sp.stats().kernel, off: off.length, alone, threaded: [sp.threaded, single.threaded] }));
     sp.close();
+    single.close();
   `);
   mkdirSync(bin);
   symlinkSync(process.execPath, join(bin, 'node'));
   const res = await run(join(bin, 'node'), ['main.js'], { cwd: app, env, timeout: 30000 });
   assert.deepEqual(JSON.parse(res.stdout), {
     back: { hello: 'tarball', n: [1, 2, 3], t: [7, 8] }, kernel: 'simd128', off: 10,
+    alone: ['single', 1.5], threaded: [true, false],
   });
 });
 
