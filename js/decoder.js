@@ -37,7 +37,7 @@ export function decodeOptions(o, base = decodeDefaults) {
   const r = { ...base, ...o };
   const bad = (what) => new ScratchpackError(codes.INVALID_ARGUMENT, what);
   for (const k of Object.keys(o))             // a misspelt name is an error, not a default
-    if (!(k in decodeDefaults) && k !== 'bulkRead')
+    if (!(k in decodeDefaults) && k !== 'bulkRead' && k !== 'inflate')   // (hooks an instance adds)
       throw bad(`unknown decode option '${k}'; known: ${Object.keys(decodeDefaults).join(', ')}`);
   if (!int64Modes.includes(r.int64)) throw bad(`int64 must be one of ${int64Modes.join(', ')}`);
   if (!mapModes.includes(r.maps)) throw bad(`maps must be one of ${mapModes.join(', ')}`);

@@ -210,9 +210,12 @@ function plainArray(n, at) {
   }
 }
 
-// Decompresses src[s, sEnd) into exactly out[d, d + plain).
-function inflateBlock(src, s, sEnd, out, d, plain, at) {
-  const r = lz4DecompressInto(src, s, sEnd, out, d, d + plain);
+// Decompresses src[s, sEnd) into exactly out[d, d + plain): by the
+// instance's C decompressor when opt.inflate offers it (it returns null to
+// leave a block to JS), else by lz4.js; the two return the same.
+function inflateBlock(src, s, sEnd, out, d, plain, at, opt) {
+  let r = opt.inflate !== undefined ? opt.inflate(src, s, sEnd, out, d, plain) : null;
+  if (r === null) r = lz4DecompressInto(src, s, sEnd, out, d, d + plain);
   if (r === LZ4_TOO_LONG) throw malformed(at, 'an LZ4 block decodes to more than its stated plain length');
   if (r === LZ4_TRUNCATED || (r >= 0 && r !== d + plain))
     throw truncated(at, 'an LZ4 block ends before its stated plain length');
@@ -235,7 +238,7 @@ function inflateBlock1(src, at, opt) {
   checkLimit(plain, opt, at);
   checkBlock(plain, end - lengthEnd, at);
   const out = plainArray(plain, at);
-  inflateBlock(src, lengthEnd, end, out, 0, plain, at);
+  inflateBlock(src, lengthEnd, end, out, 0, plain, at, opt);
   inflatedEnd = end;
   return out;
 }
@@ -276,7 +279,7 @@ function inflateBlockArray(src, at, opt) {
   }
   const out = plainArray(total, at);
   for (let i = 0, d = 0; i < blocks; d += plains[i++])
-    inflateBlock(src, starts[i], ends[i], out, d, plains[i], heads[i]);
+    inflateBlock(src, starts[i], ends[i], out, d, plains[i], heads[i], opt);
   inflatedEnd = p;
   return out;
 }

@@ -12,8 +12,9 @@ import { decodeDefaults, decodeOptions } from './decoder.js';
 import { bufferValues, streamOptions, streamValues } from './decode-stream.js';
 import { decodeTop } from './decompress.js';
 import { streamCompressed, streamEncode } from './encode-stream.js';
-import { ScratchpackError, codes, finishEncodeError } from './errors.js';
+import { ScratchpackError, codeFromC, codes, finishEncodeError } from './errors.js';
 import { Lease } from './lease.js';
+import { LZ4_BAD_OFFSET, LZ4_TOO_LONG, LZ4_TRUNCATED } from './lz4.js';
 import { Heap, HeapSink, TargetSink, U32_MAX, checkSpanLayout } from './sinks.js';
 import { openWritable } from './stream.js';
 import { Tasks } from './tasks.js';
@@ -165,8 +166,8 @@ export class Scratchpack {
     this._compression = o.compression;    // sp_compression: every entry writes that layout
     /** The layout every encode writes: 'none', 'lz4block' or 'lz4blockarray'. */
     this.compression = COMPRESSIONS[o.compression];
-    this._decode = decodeOptions({ ...o.limits, bulkRead: (src, at, n, ctor) => this._readTyped(src, at, n, ctor) },
-      decodeDefaults);
+    this._decode = decodeOptions({ ...o.limits, bulkRead: (src, at, n, ctor) => this._readTyped(src, at, n, ctor),
+      inflate: (src, s, sEnd, out, d, plain) => this._inflate(src, s, sEnd, out, d, plain) }, decodeDefaults);
     this._maxDepth = this._decode.maxDepth;
     this._sinks = [];
     this._targets = [];
@@ -424,6 +425,35 @@ export class Scratchpack {
     return out === null ? null : [out, at + used];
   }
 
+  // An LZ4 block of a compressed message decompressed by C (4-8x lz4.js on
+  // record-like data, many short sequences: WASM's wide copies), staged in
+  // linear memory with its output: out[d ..] filled, the index after it
+  // returned, or an lz4.js refusal (the same outcomes as lz4DecompressInto).
+  // null leaves the block to JS: small ones, and blocks that are mostly
+  // literals (under 2:1) or long runs (over 32:1), which lz4.js copies with
+  // set / copyWithin / fill about as fast as C, so staging would cost more
+  // than it saves (bench/js-bench.mjs, its last table); no memory to stage;
+  // a closed instance.
+  _inflate(src, s, sEnd, out, d, plain) {
+    const n = sEnd - s;
+    if (plain < INFLATE_MIN || plain < 2 * n || plain > 32 * n || this._closed) return null;
+    const heap = this._heap;
+    let at;
+    try {
+      at = heap.reserve(n + plain);
+    } catch {
+      return null;
+    }
+    heap.u8.set(src.subarray(s, sEnd), at);
+    const got = this._m._sp_wasm_lz4_decompress(at, n, at + n, plain);
+    if (got >= 0) out.set(heap.u8.subarray(at + n, at + n + got), d);
+    heap.unstage();
+    if (this._depth > 0) resync();               // decode called from a getter of an encode
+    if (got >= 0) return d + got;
+    const code = codeFromC(-got);                 // C's sp_code, negated
+    return code === codes.TRUNCATED ? LZ4_TRUNCATED : code === codes.LENGTH_LIMIT ? LZ4_TOO_LONG : LZ4_BAD_OFFSET;
+  }
+
   /**
    * Decodes one value (an Lz4Block or Lz4BlockArray message is decompressed
    * first unless decompress is false); options override the instance's
@@ -507,6 +537,9 @@ export class Scratchpack {
     }, 5);
   }
 }
+
+// Blocks of fewer plain bytes are decompressed by lz4.js (staging them costs more than C saves).
+const INFLATE_MIN = 4096;
 
 // sp_wasm_stats fills this many doubles (wasm/sp_wasm.c, ST_COUNT).
 const ST_COUNT = 27;
