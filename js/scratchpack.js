@@ -3,10 +3,11 @@
 // jobs and sinks (one per nesting level or live lease), the five entries
 // (encode, encodeView, encodeInto, encodeToStream, encodeAsync), leases'
 // ends (release, dispose, the garbage collector), the memory cap, decode,
-// decodeStream and decodeMultiple with the instance's limits, stats, trim,
-// close. Must not touch: formats
-// (writer.js, decoder.js) or C internals (sinks.js and tasks.js speak to
-// sp_wasm.c).
+// decodeStream and decodeMultiple with the instance's limits, the
+// compression every entry writes (C compresses) and C's LZ4 decompressor
+// lent to its decodes, stats, trim, close. Must not touch: formats
+// (writer.js, decoder.js, decompress.js) or C internals (sinks.js and
+// tasks.js speak to sp_wasm.c).
 
 import { decodeDefaults, decodeOptions } from './decoder.js';
 import { bufferValues, streamOptions, streamValues } from './decode-stream.js';
