@@ -1,6 +1,10 @@
 // bench/js-bench.mjs -- scratchpack's JS package against msgpackr and
 // @msgpack/msgpack on the workloads of DESIGN.md, encode and decode,
-// interleaved in one process; prints ops/s and ratios.
+// interleaved in one process; prints ops/s and ratios. Then LZ4: the JS
+// block decompressor (js/lz4.js, what decode uses) against C's in the WASM
+// module, on C's block of each plain message, in MB/s of plain output, and
+// what decoding a compressed message costs against its plain one: decode()
+// (lz4.js) and sp.decode() (C's decompressor for blocks of 4 KiB and more).
 //
 //   npm run bench:js                  (node bench/js-bench.mjs [roundMs] [rounds])
 //   BENCH_ONLY=a.,e.big node bench/js-bench.mjs  (only workloads whose names start so)
@@ -18,6 +22,7 @@ import { Decoder, Encoder } from '@msgpack/msgpack';
 import { Packr, RESET_BUFFER_MODE, isNativeAccelerationEnabled, pack, unpack } from 'msgpackr';
 
 import { createScratchpack, decode } from '../js/index.js';
+import { lz4DecompressInto } from '../js/lz4.js';
 
 const ROUND_MS = Number(process.argv[2] || 100);
 const ROUNDS = Number(process.argv[3] || 7);
@@ -169,5 +174,33 @@ for (const w of workloads().filter((x) => !only || only.split(',').some((o) => x
 console.log('| workload | sp encode (best mode) | fastest peer encode | enc ratio | sp decode (best mode) | msgpackr unpack | @msgpack decode | dec / @msgpack | dec / msgpackr |');
 console.log('|---|---|---|---:|---|---:|---:|---:|---:|');
 for (const row of summary) console.log(`| ${row.join(' | ')} |`);
+
+// ---- LZ4 decompression: JS against C (WASM), and decode of compressed messages ----
+// C's call is timed alone: its block and output stay in linear memory.
+const packed = await createScratchpack({ compression: 'lz4blockarray' });
+console.log('\nLZ4 block decompression, MB/s of plain output (C\'s block of the whole plain message)');
+console.log('| workload | plain B | block B | JS lz4.js | C in WASM | JS / C | decode() compressed / plain | sp.decode() (C\'s LZ4) compressed / plain |');
+console.log('|---|---:|---:|---:|---:|---:|---:|---:|');
+for (const w of workloads().filter((x) => ['b.', 'd.', 'e.'].some((o) => x.name.startsWith(o)))) {
+  const plain = sp.encode(w.value), n = plain.length, m = sp._m, heap = sp._heap;
+  const bound = m._sp_wasm_lz4_bound(n) >>> 0, at = heap.alloc(n + 2 * bound, 'bench');
+  heap.u8.set(plain, at);
+  const clen = m._sp_wasm_lz4_compress(at, n, at + n, bound) >>> 0;
+  heap.check(at + n + 2 * bound);
+  const block = heap.u8.slice(at + n, at + n + clen), out = new Uint8Array(n), msg = packed.encode(w.value);
+  const [js, c, dz, dp, sz, sq] = measure([
+    { f: () => lz4DecompressInto(block, 0, clen, out, 0, n) },
+    { f: () => m._sp_wasm_lz4_decompress(at + n, clen, at + n + bound, n) },
+    { f: () => decode(msg) },
+    { f: () => decode(plain) },
+    { f: () => sp.decode(msg) },
+    { f: () => sp.decode(plain) },
+  ]);
+  heap.free(at, n + 2 * bound);
+  const mbs = (j) => ((j.median * n) / 1e6).toFixed(0);
+  console.log(`| ${w.name} | ${n} | ${clen} | ${mbs(js)} | ${mbs(c)} | ${(js.median / c.median).toFixed(2)} | ` +
+    `${(dz.median / dp.median).toFixed(2)} | ${(sz.median / sq.median).toFixed(2)} |`);
+}
+packed.close();
 sp.close();
 if (sink === 0.5) console.log(sink);

@@ -14,9 +14,17 @@
 // in place, the framer, the decode), so the work is linear in the input
 // whatever the chunk boundaries; memory is the largest message (its buffer
 // grows by doubling) plus the chunk in hand.
+//
+// Each message may be compressed (Lz4Block, Lz4BlockArray): decompress.js
+// looks at its top (decodeAt, decodeTop) unless decompress is false. A
+// compressed message is framed like any other (it is one MessagePack
+// value), so it is decoded once all its bytes are in, in place or from its
+// buffer; memory then adds its plain bytes. The value limits (maxBinLength
+// ...) apply to the plain message, not to the blocks that carry it.
 
 import { ScratchpackError, codes, decodeError } from './errors.js';
-import { asBytes, decodeDefaults, decodeEnd, decodeFrom, decodeOptions, decodeValue } from './decoder.js';
+import { asBytes, decodeDefaults, decodeOptions } from './decoder.js';
+import { decodeAt, decodeTop, framingOptions, mayBeCompressed, topEnd } from './decompress.js';
 import { Framer } from './framer.js';
 
 const MAX_MESSAGE = 2 ** 53 - 1;
@@ -62,14 +70,19 @@ export function decodeMultiple(bytes, options) {
 
 function* valuesIn(src, opt) {
   for (let p = 0; p < src.length;) {
-    const v = decodeFrom(src, p, opt);
-    p = decodeEnd;
+    const v = decodeAt(src, p, opt);
+    p = topEnd;
     yield v;
   }
 }
 
 async function* messages(chunks, opt, maxMessage) {
-  const framer = new Framer(opt, maxMessage);
+  const plainFramer = new Framer(opt, maxMessage);
+  // A message that may be compressed is framed with limits for its framing
+  // (its bins and ext are blocks, not values: decodeAt checks the plain
+  // message's values against opt once it is whole).
+  const packedFramer = opt.decompress ? new Framer(framingOptions(opt), maxMessage) : plainFramer;
+  let framer = plainFramer;
   let buf = null, used = 0;             // the bytes of a message that spans chunks
   let base = 0;                         // the absolute offset of the chunk's first byte
   for await (const raw of chunks) {
@@ -80,11 +93,12 @@ async function* messages(chunks, opt, maxMessage) {
       if (!framer.inMessage) {          // a message starts here: try it in place
         const v = decodeHere(chunk, p, opt, base);
         if (v !== RUNS_ON) {
-          if (decodeEnd - p > maxMessage) throw tooBig(base + p, maxMessage);
-          p = decodeEnd;
+          if (topEnd - p > maxMessage) throw tooBig(base + p, maxMessage);
+          p = topEnd;
           yield v;
           continue;
         }
+        framer = mayBeCompressed(chunk, p) ? packedFramer : plainFramer;
         framer.begin(base + p);
       }
       const start = framer.messageAt;
@@ -114,7 +128,7 @@ const RUNS_ON = Symbol('runs on');
 // The message at chunk[p]: its value, or RUNS_ON when it goes on past the chunk.
 function decodeHere(chunk, p, opt, base) {
   try {
-    return decodeFrom(chunk, p, opt);
+    return decodeAt(chunk, p, opt);
   } catch (e) {
     if (e instanceof ScratchpackError && e.code === codes.TRUNCATED) return RUNS_ON;
     throw shifted(e, base);
@@ -124,7 +138,7 @@ function decodeHere(chunk, p, opt, base) {
 // A whole message's value; its errors at absolute offsets.
 function decodeMessage(bytes, opt, at) {
   try {
-    return decodeValue(bytes, opt);
+    return decodeTop(bytes, opt);
   } catch (e) {
     throw shifted(e, at);
   }

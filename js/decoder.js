@@ -25,6 +25,8 @@ export const decodeDefaults = Object.freeze({
   maxMapLength: 0xffffffff,
   maxExtLength: 0xffffffff,
   extensions: null,       // the user's ext types (ext.js): decoded by their decode()
+  decompress: true,       // detect Lz4Block / Lz4BlockArray at the top (decompress.js)
+  maxDecompressedLength: 64 * 1024 * 1024,   // plain bytes of a compressed message, checked first
 });
 
 const int64Modes = ['auto', 'bigint', 'number', 'string'];
@@ -36,14 +38,16 @@ export function decodeOptions(o, base = decodeDefaults) {
   const r = { ...base, ...o };
   const bad = (what) => new ScratchpackError(codes.INVALID_ARGUMENT, what);
   for (const k of Object.keys(o))             // a misspelt name is an error, not a default
-    if (!(k in decodeDefaults) && k !== 'bulkRead')
+    if (!(k in decodeDefaults) && k !== 'bulkRead' && k !== 'inflate')   // (hooks an instance adds)
       throw bad(`unknown decode option '${k}'; known: ${Object.keys(decodeDefaults).join(', ')}`);
   if (!int64Modes.includes(r.int64)) throw bad(`int64 must be one of ${int64Modes.join(', ')}`);
   if (!mapModes.includes(r.maps)) throw bad(`maps must be one of ${mapModes.join(', ')}`);
   if (r.binary !== 'copy' && r.binary !== 'view') throw bad("binary must be 'copy' or 'view'");
   if (r.typedArrays !== false && r.typedArrays !== 'auto' && !isTypedCtor(r.typedArrays))
     throw bad("typedArrays must be false, 'auto' or a typed array constructor");
-  for (const k of ['maxDepth', 'maxStrLength', 'maxBinLength', 'maxArrayLength', 'maxMapLength', 'maxExtLength'])
+  if (typeof r.decompress !== 'boolean') throw bad('decompress must be true or false');
+  for (const k of ['maxDepth', 'maxStrLength', 'maxBinLength', 'maxArrayLength', 'maxMapLength', 'maxExtLength',
+    'maxDecompressedLength'])
     if (!Number.isInteger(r[k]) || r[k] < 0) throw bad(`${k} must be a non-negative integer`);
   r.extensions = extensionTable(r.extensions);
   return Object.freeze(r);

@@ -52,6 +52,40 @@ export async function streamEncode(sink, value, out, maxDepth, isClosed, exts = 
   }
 }
 
+/**
+ * encodeToStream while compressing (compression: sp_compression 1 or 2).
+ * Neither layout can be streamed as it is encoded: both begin with what
+ * only the whole plain message tells (Lz4Block its one block's length,
+ * Lz4BlockArray the count and plain length of every block). So the value
+ * is written whole into the plain writer's pooled segments in WASM, C
+ * compresses it at finish (the plain segments go back at once), the
+ * compressed segments are copied out to JS and freed, and only then handed
+ * to the writable one segment at a time, waiting while it asks to. Memory
+ * at the peak: the plain message and the compressed one in WASM, then the
+ * compressed one in JS until the writable has taken it.
+ */
+export async function streamCompressed(sink, value, out, maxDepth, compression, isClosed, exts = null) {
+  try {
+    sink.beginStream(compression);
+    encodeWith(sink, value, maxDepth, exts);
+    const chunks = sink.segments();
+    sink.release();
+    let sent = 0;
+    for (let i = 0; i < chunks.length; i++) {
+      sent += chunks[i].length;
+      const wait = out.write(chunks[i]);
+      chunks[i] = null;                 // the writable holds it now
+      if (wait !== undefined) await wait;
+      if (isClosed())
+        throw new ScratchpackError(codes.CANCELLED, 'the scratchpack was closed while the message was written');
+    }
+    await out.done();
+    return sent;
+  } finally {
+    out.release();
+  }
+}
+
 class StreamWalk {
   constructor(sink, out, maxDepth, isClosed, exts) {
     this.sink = sink;

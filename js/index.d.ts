@@ -136,6 +136,13 @@ export interface Limits {
   maxArrayLength?: number;
   maxMapLength?: number;
   maxExtLength?: number;
+  /**
+   * The most plain bytes a compressed message (Lz4Block, Lz4BlockArray) may
+   * declare, checked before they are allocated: LENGTH_LIMIT beyond. Default
+   * 64 MiB (MessagePack-CSharp's UntrustedData MaximumDecompressedSize); 0
+   * refuses every compressed message.
+   */
+  maxDecompressedLength?: number;
 }
 
 /**
@@ -164,6 +171,13 @@ export interface DecodeOptions extends Limits {
    * instance's for that call.
    */
   extensions?: readonly Extension<any>[] | null;
+  /**
+   * true (default): a message that is an ext 99 (Lz4Block) or an array led
+   * by an ext 98 (Lz4BlockArray), as MessagePack-CSharp writes them, is
+   * decompressed and its plain message decoded (only at the top of each
+   * message). false: they decode as they are, Ext values and bins.
+   */
+  decompress?: boolean;
 }
 
 /**
@@ -230,7 +244,18 @@ export interface ScratchpackOptions {
   cacheLimit?: number | undefined;
   /** Your classes as ext types (see {@link Extension}), for every encode and decode of the instance. */
   extensions?: readonly Extension<any>[] | undefined;
+  /**
+   * Every encode entry writes its message as MessagePack-CSharp's
+   * Lz4BlockArray ('lz4blockarray': an array of LZ4 blocks, one per 32 KiB
+   * segment) or Lz4Block ('lz4block': ext 99, one block); messages under 64
+   * bytes stay plain. Default 'none'. Decoding detects both whatever this
+   * says (DecodeOptions.decompress).
+   */
+  compression?: Compression | undefined;
 }
+
+/** The compression option's values. */
+export type Compression = 'none' | 'lz4block' | 'lz4blockarray';
 
 /** Counters from C (allocation per thread, pools) and the WASM heap. */
 export interface ScratchpackStats {
@@ -382,6 +407,8 @@ export declare class Scratchpack {
   readonly threaded: boolean;
   /** Worker pthreads running for encodeAsync. */
   readonly threads: number;
+  /** The layout every encode writes (the compression option). */
+  readonly compression: Compression;
 
   /**
    * The to_array entry: a new Uint8Array of exactly the message's size,
@@ -419,7 +446,10 @@ export declare class Scratchpack {
    * WASM holds at most the largest piece plus a segment. Resolves to the
    * bytes written once the stream has accepted them all. On an error the
    * stream has received a prefix of the message; the promise rejects with
-   * the code and path. Do not change the value until it settles.
+   * the code and path. Do not change the value until it settles. With
+   * `compression`, neither layout can be written before the whole plain
+   * message is known: the message is encoded and compressed whole in WASM,
+   * then handed to the stream a segment at a time (memory as `encode()`).
    * @example
    * await sp.encodeToStream(rows, fs.createWriteStream('rows.msgpack'));
    */

@@ -3,17 +3,20 @@
 // jobs and sinks (one per nesting level or live lease), the five entries
 // (encode, encodeView, encodeInto, encodeToStream, encodeAsync), leases'
 // ends (release, dispose, the garbage collector), the memory cap, decode,
-// decodeStream and decodeMultiple with the instance's limits, stats, trim,
-// close. Must not touch: formats
-// (writer.js, decoder.js) or C internals (sinks.js and tasks.js speak to
-// sp_wasm.c).
+// decodeStream and decodeMultiple with the instance's limits, the
+// compression every entry writes (C compresses) and C's LZ4 decompressor
+// lent to its decodes, stats, trim, close. Must not touch: formats
+// (writer.js, decoder.js, decompress.js) or C internals (sinks.js and
+// tasks.js speak to sp_wasm.c).
 
-import { decodeDefaults, decodeOptions, decodeValue } from './decoder.js';
+import { decodeDefaults, decodeOptions } from './decoder.js';
 import { bufferValues, streamOptions, streamValues } from './decode-stream.js';
-import { streamEncode } from './encode-stream.js';
-import { ScratchpackError, codes, finishEncodeError } from './errors.js';
+import { decodeTop } from './decompress.js';
+import { streamCompressed, streamEncode } from './encode-stream.js';
+import { ScratchpackError, codeFromC, codes, finishEncodeError } from './errors.js';
 import { extensionTable } from './ext.js';
 import { Lease } from './lease.js';
+import { LZ4_BAD_OFFSET, LZ4_TOO_LONG, LZ4_TRUNCATED } from './lz4.js';
 import { Heap, HeapSink, TargetSink, U32_MAX, checkSpanLayout } from './sinks.js';
 import { openWritable } from './stream.js';
 import { Tasks } from './tasks.js';
@@ -29,10 +32,12 @@ const MiB = 1 << 20;
  * cannot hold (a JS number past 2^32 would wrap in the i32 conversion).
  */
 const OPTIONS = ['threads', 'scratchSize', 'pool', 'limits', 'wasm', 'wasmBinary', 'maxMemory', 'cacheLimit',
-  'extensions'];
+  'extensions', 'compression'];
 const POOL_OPTIONS = ['kind', 'maxLength', 'perBucket', 'partitions', 'perPartition', 'sequences'];
 const LIMIT_OPTIONS = Object.keys(decodeDefaults).filter((k) => k.startsWith('max'));
 const poolKinds = ['default', 'bucket', 'shared', 'lockfree'];
+/** The compression option's values, by sp_compression number (src/include/sp_compress.h). */
+export const COMPRESSIONS = Object.freeze(['none', 'lz4block', 'lz4blockarray']);
 
 /** The pool's limits (src/include/sp_pool.h and sp_sequence.h allow more; these keep its tables small). */
 export const POOL_LIMITS = Object.freeze({
@@ -120,7 +125,11 @@ export function normalize(o) {
     maxMemory: o.maxMemory ?? MEMORY_MAX,
     cacheLimit: o.cacheLimit ?? DEFAULT_CACHE_LIMIT,
     extensions: extensionTable(o.extensions),       // ext.js: a table, or null
+    compression: COMPRESSIONS.indexOf(o.compression ?? 'none'),
   };
+  if (r.compression < 0)
+    throw bad(`compression must be one of ${COMPRESSIONS.map((c) => `'${c}'`).join(', ')}, not ${
+      typeof o.compression === 'string' ? `'${o.compression}'` : String(o.compression)}`);
   integerIn(r.threads, 0, 64, 'threads');
   integerIn(r.scratchSize, 8, 1 << 30, 'scratchSize');
   integerIn(r.maxMemory, 16 * MiB, MEMORY_MAX, 'maxMemory');
@@ -158,8 +167,12 @@ export class Scratchpack {
     this._heap.setCap(o.maxMemory);
     this._scratchSize = o.scratchSize;
     this._ext = o.extensions;
+    this._compression = o.compression;    // sp_compression: every entry writes that layout
+    /** The layout every encode writes: 'none', 'lz4block' or 'lz4blockarray'. */
+    this.compression = COMPRESSIONS[o.compression];
     this._decode = decodeOptions({ ...o.limits, extensions: o.extensions,
-      bulkRead: (src, at, n, ctor) => this._readTyped(src, at, n, ctor) }, decodeDefaults);
+      bulkRead: (src, at, n, ctor) => this._readTyped(src, at, n, ctor),
+      inflate: (src, s, sEnd, out, d, plain) => this._inflate(src, s, sEnd, out, d, plain) }, decodeDefaults);
     this._maxDepth = this._decode.maxDepth;
     this._sinks = [];
     this._targets = [];
@@ -173,7 +186,7 @@ export class Scratchpack {
     this.threaded = threaded;
     configurePool(m, o.pool, o.cacheLimit);
     this._statsPtr = this._heap.alloc(ST_COUNT * 8, 'the stats block');
-    this._tasks = new Tasks(this._heap, o.scratchSize);
+    this._tasks = new Tasks(this._heap, o.scratchSize, o.compression);
     this.threads = o.threads > 0 ? m._sp_wasm_workers_start(o.threads) : 0;
     this._tasks.workers = this.threads;
     unrefWorkers(m);
@@ -219,7 +232,7 @@ export class Scratchpack {
     const s = this._takeSink();
     this._depth++;
     try {
-      s.beginArray(this._scratchSize);
+      s.beginArray(this._scratchSize, this._compression);
       encodeWith(s, value, this._maxDepth, this._ext);
       return s.copyOut();
     } catch (e) {
@@ -241,7 +254,7 @@ export class Scratchpack {
     let p;
     this._depth++;
     try {
-      s.beginArray(this._scratchSize);
+      s.beginArray(this._scratchSize, this._compression);
       encodeWith(s, value, this._maxDepth, this._ext);
       p = s.message();
     } catch (e) {
@@ -317,6 +330,7 @@ export class Scratchpack {
     if (!(target instanceof Uint8Array)) throw new ScratchpackError(codes.INVALID_ARGUMENT, 'encodeInto needs a Uint8Array target');
     if (!Number.isInteger(offset) || offset < 0 || offset > target.length)
       throw new ScratchpackError(codes.INVALID_ARGUMENT, `offset ${offset} is outside the target (0..${target.length})`);
+    if (this._compression !== 0) return this._encodeIntoCompressed(value, target, offset);
     const t = this._targets.pop() || new TargetSink(this._heap);
     this._depth++;
     try {
@@ -329,6 +343,25 @@ export class Scratchpack {
       this._depth--;
       t.clear();
       this._targets.push(t);
+    }
+  }
+
+  // encodeInto while compressing: C writes the compressed message (the
+  // scratch, or pooled segments), leased for as long as it takes to copy it
+  // into the target, so the target never holds the plain bytes; one copy
+  // more than uncompressed.
+  _encodeIntoCompressed(value, target, offset) {
+    const lease = this.encodeView(value);
+    try {
+      const bytes = lease.bytes, n = bytes.length;
+      if (n > target.length - offset)
+        throw new ScratchpackError(codes.BUFFER_TOO_SMALL,
+          `the target has ${target.length - offset} bytes from offset ${offset}; the compressed message needs ${n}`,
+          { offset: target.length });
+      target.set(bytes, offset);
+      return n;
+    } finally {
+      lease.release();
     }
   }
 
@@ -345,6 +378,8 @@ export class Scratchpack {
     const out = openWritable(writable);
     const s = this._takeSink();
     try {
+      if (this._compression !== 0)
+        return await streamCompressed(s, value, out, this._maxDepth, this._compression, () => this._closed, this._ext);
       return await streamEncode(s, value, out, this._maxDepth, () => this._closed, this._ext);
     } catch (e) {
       throw this._fail(e);
@@ -396,9 +431,42 @@ export class Scratchpack {
     return out === null ? null : [out, at + used];
   }
 
-  /** Decodes one value; options override the instance's limits for this call. */
+  // An LZ4 block of a compressed message decompressed by C (4-8x lz4.js on
+  // record-like data, many short sequences: WASM's wide copies), staged in
+  // linear memory with its output: out[d ..] filled, the index after it
+  // returned, or an lz4.js refusal (the same outcomes as lz4DecompressInto).
+  // null leaves the block to JS: small ones, and blocks that are mostly
+  // literals (under 2:1) or long runs (over 32:1), which lz4.js copies with
+  // set / copyWithin / fill about as fast as C, so staging would cost more
+  // than it saves (bench/js-bench.mjs, its last table); no memory to stage;
+  // a closed instance.
+  _inflate(src, s, sEnd, out, d, plain) {
+    const n = sEnd - s;
+    if (plain < INFLATE_MIN || plain < 2 * n || plain > 32 * n || this._closed) return null;
+    const heap = this._heap;
+    let at;
+    try {
+      at = heap.reserve(n + plain);
+    } catch {
+      return null;
+    }
+    heap.u8.set(src.subarray(s, sEnd), at);
+    const got = this._m._sp_wasm_lz4_decompress(at, n, at + n, plain);
+    if (got >= 0) out.set(heap.u8.subarray(at + n, at + n + got), d);
+    heap.unstage();
+    if (this._depth > 0) resync();               // decode called from a getter of an encode
+    if (got >= 0) return d + got;
+    const code = codeFromC(-got);                 // C's sp_code, negated
+    return code === codes.TRUNCATED ? LZ4_TRUNCATED : code === codes.LENGTH_LIMIT ? LZ4_TOO_LONG : LZ4_BAD_OFFSET;
+  }
+
+  /**
+   * Decodes one value (an Lz4Block or Lz4BlockArray message is decompressed
+   * first unless decompress is false); options override the instance's
+   * limits for this call.
+   */
   decode(bytes, options) {
-    return decodeValue(bytes, options === undefined ? this._decode : decodeOptions(options, this._decode));
+    return decodeTop(bytes, options === undefined ? this._decode : decodeOptions(options, this._decode));
   }
 
   /**
@@ -475,6 +543,9 @@ export class Scratchpack {
     }, 5);
   }
 }
+
+// Blocks of fewer plain bytes are decompressed by lz4.js (staging them costs more than C saves).
+const INFLATE_MIN = 4096;
 
 // sp_wasm_stats fills this many doubles (wasm/sp_wasm.c, ST_COUNT).
 const ST_COUNT = 27;

@@ -288,16 +288,22 @@ export class HeapSink {
     this.load();
   }
 
-  /** to_array: the thread's scratch unless it is taken, else a sequence. */
-  beginArray(scratchSize) {
+  /**
+   * to_array: the thread's scratch unless it is taken, else a sequence.
+   * compression (sp_compression: 0 none, 1 Lz4Block, 2 Lz4BlockArray):
+   * the span is then the plain writer's (pooled segments, never the
+   * scratch), and finish writes the compressed message to the output that
+   * copyOut, message and segments read.
+   */
+  beginArray(scratchSize, compression = 0) {
     this.whole = true;
-    this.begun(this.m._sp_wasm_begin_array(this.job, scratchSize));
+    this.begun(this.m._sp_wasm_begin_array(this.job, scratchSize, compression));
   }
 
-  /** to_stream: pooled segments, kept until release. */
-  beginStream() {
+  /** to_stream: pooled segments, kept until release (compression: as for beginArray). */
+  beginStream(compression = 0) {
     this.whole = false;
-    this.begun(this.m._sp_wasm_begin_stream(this.job));
+    this.begun(this.m._sp_wasm_begin_stream(this.job, compression));
   }
 
   more(n) {

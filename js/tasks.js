@@ -18,7 +18,7 @@ import { ScratchpackError, codes, codeFromC } from './errors.js';
 
 const DONE = 2;
 // Field offsets of sp_wasm_task, in 32-bit words.
-const F = { state: 0, cancel: 1, kind: 2, n: 3, src: 4, result: 5, resultLen: 6, code: 7, cause: 8, scratch: 9 };
+const F = { state: 0, cancel: 1, kind: 2, n: 3, src: 4, result: 5, resultLen: 6, code: 7, cause: 8, scratch: 9, compression: 10 };
 
 /** Estimated bytes staged in WASM at once for all tasks in flight (one task may exceed it alone). */
 export const QUEUE_MAX_BYTES = 64 * 1024 * 1024;
@@ -42,10 +42,11 @@ export function taskCost(view) {
 
 /** The encodeAsync queue of one module. */
 export class Tasks {
-  constructor(heap, scratchSize) {
+  constructor(heap, scratchSize, compression = 0) {
     this.heap = heap;
     this.m = heap.m;
     this.scratchSize = scratchSize;
+    this.compression = compression;   // sp_compression: the worker's to_array writes that layout
     this.workers = 0;                 // set by the owner once its workers run
     this.maxBytes = QUEUE_MAX_BYTES;
     this.waiting = [];                // calls not started, in order
@@ -119,7 +120,7 @@ export class Tasks {
     heap.u8.set(new Uint8Array(call.view.buffer, call.view.byteOffset, bytes), src);
     const w = task >>> 2, u32 = heap.u32;
     u32[w + F.kind] = call.kind; u32[w + F.n] = call.view.length; u32[w + F.src] = src;
-    u32[w + F.scratch] = this.scratchSize;
+    u32[w + F.scratch] = this.scratchSize; u32[w + F.compression] = this.compression;
     call.task = task;
     call.src = src;
     this.running.add(call);

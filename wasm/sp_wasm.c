@@ -4,7 +4,8 @@
 ** through), staging blocks JS copies typed arrays into, off-thread tasks
 ** and the worker threads that run them, the cap on linear memory (read by
 ** wasm/sp_memory.js when memory would grow), the instance's pools and what
-** trimming gives back, the numbers behind stats(). Must not touch:
+** trimming gives back, the numbers behind stats(), C's LZ4 block calls for
+** the JS tests and benchmark. Must not touch:
 ** encodings (JS writes values into the span itself; C formats only bulk
 ** numeric arrays), the entries' insides (it calls the lifecycle of
 ** sp_serialize.h) or pool internals.
@@ -17,9 +18,12 @@
 **
 ** The span protocol, seen from JS (js/sinks.js):
 **   job = sp_wasm_job_new()            once per nesting level, reused
-**   sp_wasm_begin_array(job, size)     a to_array entry: the thread's scratch,
+**   sp_wasm_begin_array(job, size, c)  a to_array entry: the thread's scratch,
 **                                      or a pooled sequence when an outer
-**                                      encode or a live view holds it
+**                                      encode or a live view holds it;
+**                                      compressing (c: sp_compression), the
+**                                      span is the plain writer's segments
+**                                      and finish writes the compressed form
 **   JS writes bytes at span.cur .. span.end (the sp_span at offset 0 of the
 **   job; sp_wasm_span_layout gives its offsets), then before any call below
 **   stores its cursor into span.cur; every call leaves the span up to date
@@ -93,12 +97,18 @@ EXPORT sp_wasm_job *sp_wasm_job_new(void) {
   return job;
 }
 
-/* The options every entry of this module begins with. */
-static sp_options options(size_t scratch_size) {
+/* The options every entry of this module begins with. 'compression' is an
+** sp_compression (JS checks it; the entry refuses an unknown one with
+** SP_E_INVALID_ARGUMENT). Compressing, the job's writer -- the span JS
+** writes through -- is the plain writer, over pooled segments (never the
+** scratch), and finish writes the compressed message to the entry's output,
+** which the pieces, the view and the length then read. */
+static sp_options options(size_t scratch_size, int compression) {
   sp_options opt;
   memset(&opt, 0, sizeof opt);
   opt.scratch_size = scratch_size;
   opt.seq_pool = seq_pool;
+  opt.compression = (sp_compression)compression;
   return opt;
 }
 
@@ -106,14 +116,14 @@ static sp_options options(size_t scratch_size) {
 ** same choice sp_to_array makes, so a nested encode never overwrites the
 ** outer one and a live view over the scratch is never written over.
 ** SP_E_NOMEM when the scratch cannot be allocated. */
-EXPORT int sp_wasm_begin_array(sp_wasm_job *job, size_t scratch_size) {
-  sp_options opt = options(scratch_size);
+EXPORT int sp_wasm_begin_array(sp_wasm_job *job, size_t scratch_size, int compression) {
+  sp_options opt = options(scratch_size, compression);
   return span_out(job, sp_entry_begin_array(&job->entry, &opt));
 }
 
 /* to_stream: pooled segments, kept until release (JS reads the pieces). */
-EXPORT int sp_wasm_begin_stream(sp_wasm_job *job) {
-  sp_options opt = options(0);
+EXPORT int sp_wasm_begin_stream(sp_wasm_job *job, int compression) {
+  sp_options opt = options(0, compression);
   return span_out(job, sp_entry_begin_stream(&job->entry, NULL, NULL, &opt));
 }
 
@@ -131,9 +141,18 @@ EXPORT int sp_wasm_finish(sp_wasm_job *job) {
   return span_out(job, sp_entry_finish(&job->entry));
 }
 
-/* Bytes written so far: a double, as a stream may pass 4 GiB. */
+/* Bytes written so far: a double, as a stream may pass 4 GiB. Compressing,
+** only after finish: the compressed message's (the sum of its pieces; the
+** plain writer has given its segments back by then). */
 EXPORT double sp_wasm_length(sp_wasm_job *job) {
-  return (double)sp_writer_length(span_in(job));
+  double n = 0;
+  size_t len;
+  if (job->entry.compression == SP_COMPRESSION_NONE) return (double)sp_writer_length(span_in(job));
+  for (size_t i = 0, k = sp_entry_pieces(&job->entry); i < k; i++) {
+    sp_entry_piece(&job->entry, i, &len);
+    n += (double)len;
+  }
+  return n;
 }
 
 /* After finish: the message in one piece (sp_entry_view), valid until
@@ -207,6 +226,32 @@ EXPORT size_t sp_wasm_encode_array(int kind, const void *src, size_t n, uint8_t 
   sp_buffer fixed = {dst, 0, cap, cap};
   sp_output out = sp_fixed_output(&fixed);
   return sp_to_output(&out, format_array, &a, NULL, NULL) == SP_OK ? fixed.len : 0;
+}
+
+/* ---- LZ4 blocks, for the tests and the benchmark ------------------------------- */
+
+/* The LZ4 bound of n bytes (sp_lz4_bound): 0 past SP_LZ4_MAX_INPUT. */
+EXPORT size_t sp_wasm_lz4_bound(size_t n) { return sp_lz4_bound(n); }
+
+/* Compresses src[0..n) into one LZ4 block at dst[0..cap) with C's
+** compressor (the one the entries use). Returns its length, or 0 when cap
+** is below the bound or the 16 KiB state could not be allocated (it is
+** allocated and freed per call: this is for tests, not a hot path). */
+EXPORT size_t sp_wasm_lz4_compress(const uint8_t *src, size_t n, uint8_t *dst, size_t cap) {
+  sp_lz4_state *st = sp_malloc(sizeof *st);
+  size_t len = 0;
+  if (st == NULL) return 0;
+  if (sp_lz4_compress(src, n, dst, cap, st, &len) != SP_OK) len = 0;
+  sp_free(st, sizeof *st);
+  return len;
+}
+
+/* Decompresses the block src[0..n) into dst[0..cap) with C's decompressor.
+** Returns the bytes it decoded to, or minus its sp_code. */
+EXPORT double sp_wasm_lz4_decompress(const uint8_t *src, size_t n, uint8_t *dst, size_t cap) {
+  size_t len;
+  sp_code rc = sp_lz4_decompress(src, n, dst, cap, &len);
+  return rc == SP_OK ? (double)len : -(double)rc;
 }
 
 /* ---- staging ------------------------------------------------------------- */
@@ -337,10 +382,12 @@ typedef struct sp_wasm_task {
   int32_t code;              /* +28: sp_code */
   const char *cause;         /* +32 */
   uint32_t scratch_size;     /* +36: 0 -> the default */
+  int32_t compression;       /* +40: sp_compression */
   struct sp_wasm_task *next; /* queue link */
 } sp_wasm_task;
 
-_Static_assert(offsetof(sp_wasm_task, cause) == 32 && offsetof(sp_wasm_task, scratch_size) == 36,
+_Static_assert(offsetof(sp_wasm_task, cause) == 32 && offsetof(sp_wasm_task, scratch_size) == 36 &&
+               offsetof(sp_wasm_task, compression) == 40,
                "js/tasks.js reads the task at fixed offsets");
 
 enum { TASK_QUEUED, TASK_RUNNING, TASK_DONE };
@@ -360,7 +407,7 @@ static int format_task(sp_writer *w, const void *value) {
 
 /* Runs a task on the calling thread and marks it done (waking waiters). */
 EXPORT void sp_wasm_task_run(sp_wasm_task *t) {
-  sp_options opt = options(t->scratch_size);
+  sp_options opt = options(t->scratch_size, t->compression);
   sp_bytes out;
   sp_error err;
   opt.cancel = &t->cancel;

@@ -1,4 +1,4 @@
-// The README's runnable JS blocks (the complete run, the streaming run) print what their comments say.
+// The README's runnable JS blocks (the complete, streaming and compressed runs) print what their comments say.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -8,7 +8,7 @@ import { promisify } from 'node:util';
 const run = promisify(execFile);
 
 // Each block's console.log lines end with a comment saying what they print.
-for (const name of ['A complete run', 'A streaming run', 'An extensions run']) {
+for (const name of ['A complete run', 'A streaming run', 'An extensions run', 'A compressed run']) {
   test(`the README's "${name}" prints what its comments say`, async () => {
     const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
     const block = new RegExp(name + '[^\\n]*\\n\\n```js\\n([\\s\\S]*?)```').exec(readme);

@@ -8,7 +8,8 @@ import { createReadStream, createWriteStream, readFileSync } from 'node:fs';
 import { Writable } from 'node:stream';
 import {
   codes, createScratchpack, decode, decodeMultiple, decodeStream, Ext, Lease, Scratchpack, ScratchpackError,
-  type DecodeOptions, type DecodeStreamOptions, type Decoded, type Encodable, type EncodableValue, type Extension,
+  type Compression, type DecodeOptions, type DecodeStreamOptions, type Decoded, type Encodable, type EncodableValue,
+  type Extension,
   type ScratchpackErrorCode,
 } from 'scratchpack';
 
@@ -286,6 +287,20 @@ await createScratchpack({ wasm: 'simd' });
 await createScratchpack({ pool: { kind: 'shared', perBucket: 4 } });
 // @ts-expect-error an Ext type is a number
 new Ext('5', [1]);
+
+// ---- compression ----------------------------------------------------------------
+
+const packed: Scratchpack = await createScratchpack({ compression: 'lz4blockarray', limits: { maxDecompressedLength: 1 << 20 } });
+const mode: Compression = packed.compression;
+const small: Uint8Array<ArrayBuffer> = packed.encode(users);
+decode(small, { decompress: false, maxDecompressedLength: 1 << 24 });
+decodeStream(chunks(), { decompress: true });
+// @ts-expect-error lz4 is not one of the layouts
+await createScratchpack({ compression: 'lz4' });
+// @ts-expect-error decompress is a boolean
+decode(small, { decompress: 'no' });
+void mode;
+packed.close();
 
 void [response, blob, view, written, name, fromFile];
 sp.close();
