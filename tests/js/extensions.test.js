@@ -278,3 +278,20 @@ describe('the option is checked', () => {
 });
 
 const bytesOf = () => Uint8Array.of(0xc0);
+
+describe('types 98 and 99 meet the LZ4 layouts', () => {
+  class Blob99 { constructor(b) { this.b = b; } }
+  const ext99 = { type: 99, class: Blob99, encode: (v) => Uint8Array.of(v.b), decode: (d) => new Blob99(d[0]) };
+
+  test('at the top of a message an ext 99 is taken for Lz4Block unless decompress is false', () => {
+    const bytes = Uint8Array.of(0xd4, 99, 5);                    // fixext 1, type 99: no d2 length
+    assert.equal(codeOf(() => decode(bytes, { extensions: [ext99] })).code, 'MALFORMED');
+    const v = decode(bytes, { extensions: [ext99], decompress: false });
+    assert.ok(v instanceof Blob99 && v.b === 5);
+  });
+
+  test('inside a message an ext 99 is the extension\'s', () => {
+    const v = decode(Uint8Array.of(0x92, 0x01, 0xd4, 99, 5), { extensions: [ext99] });
+    assert.ok(v[1] instanceof Blob99 && v[1].b === 5);
+  });
+});
