@@ -16,8 +16,9 @@ void sp_buffer_free(sp_buffer *b) {
   b->len = b->cap = 0;
 }
 
-/* Grows so that 'min' more bytes fit; 0 on failure (buffer unchanged). */
-static int buffer_grow(sp_buffer *b, size_t min) {
+/* Grows so that 'min' more bytes fit; 0 on failure (buffer unchanged).
+** Out of line: the span calls stay a compare and a return. */
+__attribute__((noinline)) static int buffer_grow(sp_buffer *b, size_t min) {
   size_t need = b->len + min, ncap = b->cap ? b->cap : 256;
   uint8_t *d;
   if (need < b->len) return 0;                      /* overflow */

@@ -77,9 +77,15 @@ sp_code sp_writer_fail(sp_writer *w, sp_code code, const char *cause, const char
 
 /* ---- the observer: a call each, nothing when there is none --------------- */
 
-static void notify(sp_writer *w, sp_note_kind kind, uint32_t index, uint64_t size) {
+__attribute__((noinline)) static void tell(sp_writer *w, sp_note_kind kind, uint32_t index,
+                                           uint64_t size) {
   sp_note n = {kind, 0, index, size, NULL};
-  if (w->observer != NULL) w->observer->hooks->note(w->observer, w, &n);
+  w->observer->hooks->note(w->observer, w, &n);
+}
+
+/* The test inline, the note built out of line: flush runs once per call. */
+static inline void notify(sp_writer *w, sp_note_kind kind, uint32_t index, uint64_t size) {
+  if (w->observer != NULL) tell(w, kind, index, size);
 }
 
 /* Room left in the current span ('end' may be held short by an observer). */
@@ -91,8 +97,8 @@ static size_t room_of(const sp_writer *w) {
 /* ---- committing ---------------------------------------------------------- */
 
 /* OUTPUT: the staged bytes (a reservation the output could not give) go to
-** the output now that their size is known. */
-static int unstage(sp_writer *w, size_t n) {
+** the output now that their size is known. Out of line: rare. */
+__attribute__((noinline)) static int unstage(sp_writer *w, size_t n) {
   size_t avail = 0;
   uint8_t *span = w->out->get_span(w->out->ctx, n, &avail);
   if (span == NULL || avail < n) {
