@@ -19,6 +19,8 @@
 **
 ** Usage: wasm_workloads [rounds [sample_ms]] (default 5 and 20). Prints one
 ** line per case, "<case> <median ns/op>", then the kernel and a checksum.
+** wasm_workloads 1 1 <iters> [<case substring>] runs a fixed number of
+** iterations instead, untimed (for instruction counts).
 */
 #include "bench_util.h"   /* first: it sets _POSIX_C_SOURCE for clock_gettime */
 
@@ -260,6 +262,16 @@ int main(int argc, char **argv) {
   if (sample_ms <= 0) sample_ms = 20;
   build();
   check();
+  if (argc > 3) {
+    /* A fixed count of iterations of the cases whose name contains argv[4]:
+    ** for counting instructions (perf stat), which load does not move. */
+    long iters = atol(argv[3]);
+    for (int i = 0; i < NCASES; i++)
+      if (argc < 5 || strstr(cases[i].name, argv[4]) != NULL)
+        bench_checksum += cases[i].run(cases[i].ctx, iters);
+    printf("checksum %llu\n", (unsigned long long)bench_checksum);
+    return 0;
+  }
   bench_run(cases, NCASES, rounds, sample_ms, med);
   for (int i = 0; i < NCASES; i++) printf("%s %.1f\n", cases[i].name, med[i]);
   printf("kernel %s\nchecksum %llu\n", sp_bulk_i32_kernel(), (unsigned long long)bench_checksum);

@@ -27,6 +27,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "sp_endian.h"
 #include "sp_error.h"
 #include "sp_observer.h"
 #include "sp_output.h"
@@ -155,25 +156,6 @@ static inline uint8_t *sp_writer_reserve(sp_writer *w, size_t n) {
 
 /* Moves the write position past n bytes of the last reservation. */
 static inline void sp_writer_advance(sp_writer *w, size_t n) { w->cur += n; }
-
-/* ---- big-endian stores --------------------------------------------------- */
-
-static inline void sp_store16(uint8_t *p, uint16_t v) {
-  p[0] = (uint8_t)(v >> 8); p[1] = (uint8_t)v;
-}
-static inline void sp_store32(uint8_t *p, uint32_t v) {
-#if defined(__GNUC__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-  v = __builtin_bswap32(v);
-  memcpy(p, &v, 4);
-#else
-  p[0] = (uint8_t)(v >> 24); p[1] = (uint8_t)(v >> 16);
-  p[2] = (uint8_t)(v >> 8); p[3] = (uint8_t)v;
-#endif
-}
-static inline void sp_store64(uint8_t *p, uint64_t v) {
-  sp_store32(p, (uint32_t)(v >> 32));
-  sp_store32(p + 4, (uint32_t)v);
-}
 
 /* ---- formats: each reserves its worst case once ------------------------ */
 
