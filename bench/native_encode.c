@@ -55,6 +55,7 @@
 #include <msgpack.h>
 
 #include "bench_peers.h"
+#include "records_codec.h"
 
 #include "scratchpack.h"
 
@@ -114,18 +115,7 @@ typedef struct obj {
   size_t name_len;
 } obj;
 
-typedef struct rec {
-  int64_t id;
-  char name[17];          /* 16 ASCII chars + NUL */
-  double score;
-  const char *tags[3];
-  size_t tag_len[3];
-} rec;
-
-typedef struct records {
-  const rec *items;
-  uint32_t n;
-} records;
+/* rec, records and fmt_records (b.records): records_codec.h */
 
 typedef struct ints {
   const int32_t *v;
@@ -150,25 +140,6 @@ static int fmt_obj(sp_writer *w, const void *value) {
   sp_write_int(w, o->id);
   sp_write_str(w, "Name", 4);
   sp_write_str(w, o->name, o->name_len);
-  return 0;
-}
-
-static int fmt_records(sp_writer *w, const void *value) {
-  const records *rs = value;
-  sp_write_array_header(w, rs->n);
-  for (uint32_t i = 0; i < rs->n; i++) {
-    const rec *r = &rs->items[i];
-    sp_write_map_header(w, 4);
-    sp_write_str(w, "id", 2);
-    sp_write_int(w, r->id);
-    sp_write_str(w, "name", 4);
-    sp_write_str(w, r->name, 16);
-    sp_write_str(w, "score", 5);
-    sp_write_double(w, r->score);
-    sp_write_str(w, "tags", 4);
-    sp_write_array_header(w, 3);
-    for (int t = 0; t < 3; t++) sp_write_str(w, r->tags[t], r->tag_len[t]);
-  }
   return 0;
 }
 

@@ -30,30 +30,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "records_codec.h"
 #include "scratchpack.h"
 
 #define NRECS 1000
 #define NINTS 30000
 
-typedef struct rec {
-  int64_t id;
-  char name[17];
-  double score;
-  const char *tags[3];
-  uint32_t tag_len[3];
-} rec;
-
-typedef struct rec_view {
-  int64_t id;
-  const char *name;
-  uint32_t name_len;
-  double score;
-  const char *tag[3];
-  uint32_t tag_len[3];
-  uint32_t ntags;
-} rec_view;
 
 static rec g_recs[NRECS];
+static records g_records = {g_recs, NRECS};
 static rec_view g_views[NRECS];
 static int32_t g_ints[NINTS], g_back[NINTS];
 static sp_buffer g_out;                   /* reused by every encode case */
@@ -74,25 +59,6 @@ static int fmt_obj(sp_writer *w, const void *unused) {
   sp_write_int(w, 1);
   sp_write_str(w, "Name", 4);
   sp_write_str(w, "hello", 5);
-  return 0;
-}
-
-static int fmt_records(sp_writer *w, const void *value) {
-  const rec *rs = value;
-  sp_write_array_header(w, NRECS);
-  for (uint32_t i = 0; i < NRECS; i++) {
-    const rec *r = &rs[i];
-    sp_write_map_header(w, 4);
-    sp_write_str(w, "id", 2);
-    sp_write_int(w, r->id);
-    sp_write_str(w, "name", 4);
-    sp_write_str(w, r->name, 16);
-    sp_write_str(w, "score", 5);
-    sp_write_double(w, r->score);
-    sp_write_str(w, "tags", 4);
-    sp_write_array_header(w, 3);
-    for (int t = 0; t < 3; t++) sp_write_str(w, r->tags[t], r->tag_len[t]);
-  }
   return 0;
 }
 
@@ -129,38 +95,6 @@ static uint64_t run_int_each(void *ctx, long iters) { return encode_loop(fmt_int
 
 /* ---- decoders ---------------------------------------------------------------- */
 
-enum { K_OTHER, K_ID, K_NAME, K_SCORE, K_TAGS };
-
-static inline int rec_key(const char *k, uint32_t n) {
-  switch (n) {
-    case 2: return memcmp(k, "id", 2) == 0 ? K_ID : K_OTHER;
-    case 4: return memcmp(k, "name", 4) == 0 ? K_NAME : memcmp(k, "tags", 4) == 0 ? K_TAGS : K_OTHER;
-    case 5: return memcmp(k, "score", 5) == 0 ? K_SCORE : K_OTHER;
-    default: return K_OTHER;
-  }
-}
-
-static void read_rec(sp_reader *r, rec_view *v) {
-  uint32_t nf = 0, nt = 0;
-  sp_read_map_header(r, &nf);
-  for (uint32_t f = 0; f < nf; f++) {
-    const char *k;
-    uint32_t kl;
-    if (!sp_read_str(r, &k, &kl)) return;
-    switch (rec_key(k, kl)) {
-      case K_ID: sp_read_int64(r, &v->id); break;
-      case K_NAME: sp_read_str(r, &v->name, &v->name_len); break;
-      case K_SCORE: sp_read_double(r, &v->score); break;
-      case K_TAGS:
-        if (!sp_read_array_header(r, &nt) || nt > 3) return;
-        for (uint32_t t = 0; t < nt; t++) sp_read_str(r, &v->tag[t], &v->tag_len[t]);
-        v->ntags = nt;
-        break;
-      default: sp_skip(r);
-    }
-  }
-}
-
 static uint64_t run_rec_dec(void *ctx, long iters) {
   uint64_t sum = 0;
   (void)ctx;
@@ -171,7 +105,7 @@ static uint64_t run_rec_dec(void *ctx, long iters) {
     BENCH_BARRIER(p);
     sp_reader_init(&r, p, g_rec_len);
     if (!sp_read_array_header(&r, &n) || n > NRECS) fail("b.records decode");
-    for (uint32_t k = 0; k < n; k++) read_rec(&r, &g_views[k]);
+    for (uint32_t k = 0; k < n; k++) sp_rec(&r, &g_views[k]);
     if (r.err.code != SP_OK) fail("b.records decode");
     sum += (uint64_t)g_views[NRECS - 1].id;
   }
@@ -204,7 +138,7 @@ static void build(void) {
     r->score = (double)i * 1.25 + 0.1;
     for (int k = 0; k < 3; k++) {
       r->tags[k] = tags[(i + (uint32_t)k) % 5];
-      r->tag_len[k] = (uint32_t)strlen(r->tags[k]);
+      r->tag_len[k] = strlen(r->tags[k]);
     }
   }
   for (uint32_t i = 0; i < NINTS; i++) g_ints[i] = (int32_t)i;
@@ -227,7 +161,7 @@ static void check(void) {
   uint8_t *each;
   encode_loop(fmt_obj, NULL, 1);
   if (g_out.len != 16) fail("a.obj size");
-  g_rec_bytes = encode_copy(fmt_records, g_recs, 65819, &g_rec_len);
+  g_rec_bytes = encode_copy(fmt_records, &g_records, 65819, &g_rec_len);
   g_int_bytes = encode_copy(fmt_ints_bulk, g_ints, 89619, &g_int_len);
   each = encode_copy(fmt_ints_each, g_ints, 89619, &len);
   if (memcmp(each, g_int_bytes, len) != 0) fail("c.ints: bulk and each differ");
@@ -249,7 +183,7 @@ static void check(void) {
 int main(int argc, char **argv) {
   bench_case cases[] = {
     {"a.obj-encode", run_obj, NULL, 0, {0}},
-    {"b.records-encode", run_rec_enc, g_recs, 0, {0}},
+    {"b.records-encode", run_rec_enc, &g_records, 0, {0}},
     {"b.records-decode", run_rec_dec, NULL, 0, {0}},
     {"c.ints-encode", run_int_bulk, g_ints, 0, {0}},
     {"c.ints-encode-each", run_int_each, g_ints, 0, {0}},
