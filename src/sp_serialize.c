@@ -282,7 +282,7 @@ static sp_code to_output_plain(const sp_output *out, sp_format_fn fn, const void
   sp_writer w;
   sp_writer_init_output(&w, out);
   w.cancel = cancel;
-  if (hub(&w, fn, value) == SP_OK) sp_writer_flush(&w);
+  if (hub(&w, fn, value) == SP_OK) sp_writer_flush_fast(&w);
   report(&w, err);
   return w.err.code;
 }
