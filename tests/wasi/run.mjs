@@ -4,9 +4,7 @@
 // program's own output, then "N passed, N failed" over the programs.
 // Each program runs in a Node process of its own (`run.mjs <name>` runs
 // one): Node 20's V8 crashes (SIGSEGV in its concurrent GC) now and then
-// once one process has run enough of these modules. test_value_decode's
-// process crashed so every time, even alone, after all its checks passed;
-// with --single-threaded-gc none does.
+// once one process has run enough of these modules; alone, none does.
 import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync, existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -45,8 +43,7 @@ let passed = 0;
 const failed = [];
 for (const name of wanted) {
   console.log(`== wasi ${name}`);
-  const child = spawnSync(process.execPath,
-    ['--no-warnings', '--single-threaded-gc', fileURLToPath(import.meta.url), name],
+  const child = spawnSync(process.execPath, ['--no-warnings', fileURLToPath(import.meta.url), name],
     { stdio: 'inherit' });
   if (child.status === 0) passed++;
   else {
