@@ -30,6 +30,7 @@
 #include <msgpack.h>
 
 #include "bench_peers.h"
+#include "records_codec.h"
 
 #include "scratchpack.h"
 
@@ -46,32 +47,11 @@ static void fail(const char *who) {
 /* ---- what the struct decoders fill ------------------------------------------ */
 
 typedef struct obj_view { int64_t id; const char *name; uint32_t name_len; } obj_view;
-
-typedef struct rec_view {
-  int64_t id;
-  const char *name;
-  uint32_t name_len;
-  double score;
-  const char *tag[3];
-  uint32_t tag_len[3];
-  uint32_t ntags;
-} rec_view;
+/* rec_view, rec_key and sp_rec (the sp reader's b.records): records_codec.h */
 
 static obj_view g_obj_back;
 static rec_view g_views[NRECS];
 static int32_t g_ints[NINTS], g_back[NINTS];
-
-/* Every decoder matches keys with these: length first, then the bytes. */
-enum { K_OTHER, K_ID, K_NAME, K_SCORE, K_TAGS };
-
-static inline int rec_key(const char *k, uint32_t n) {
-  switch (n) {
-    case 2: return memcmp(k, "id", 2) == 0 ? K_ID : K_OTHER;
-    case 4: return memcmp(k, "name", 4) == 0 ? K_NAME : memcmp(k, "tags", 4) == 0 ? K_TAGS : K_OTHER;
-    case 5: return memcmp(k, "score", 5) == 0 ? K_SCORE : K_OTHER;
-    default: return K_OTHER;
-  }
-}
 
 static inline int obj_key(const char *k, uint32_t n) {
   if (n == 2 && memcmp(k, "Id", 2) == 0) return K_ID;
@@ -170,27 +150,6 @@ static void sp_obj(sp_reader *r, obj_view *v) {
     switch (obj_key(k, kl)) {
       case K_ID: sp_read_int64(r, &v->id); break;
       case K_NAME: sp_read_str(r, &v->name, &v->name_len); break;
-      default: sp_skip(r);
-    }
-  }
-}
-
-static void sp_rec(sp_reader *r, rec_view *v) {
-  uint32_t nf = 0, nt = 0;
-  sp_read_map_header(r, &nf);
-  for (uint32_t f = 0; f < nf; f++) {
-    const char *k;
-    uint32_t kl;
-    if (!sp_read_str(r, &k, &kl)) return;
-    switch (rec_key(k, kl)) {
-      case K_ID: sp_read_int64(r, &v->id); break;
-      case K_NAME: sp_read_str(r, &v->name, &v->name_len); break;
-      case K_SCORE: sp_read_double(r, &v->score); break;
-      case K_TAGS:
-        if (!sp_read_array_header(r, &nt) || nt > 3) return;
-        for (uint32_t t = 0; t < nt; t++) sp_read_str(r, &v->tag[t], &v->tag_len[t]);
-        v->ntags = nt;
-        break;
       default: sp_skip(r);
     }
   }
@@ -837,7 +796,7 @@ static int fmt_obj(sp_writer *w, const void *v) {
   return 0;
 }
 
-static int fmt_records(sp_writer *w, const void *v) {
+static int fmt_brecs(sp_writer *w, const void *v) {
   (void)v;
   sp_write_array_header(w, NRECS);
   for (int i = 0; i < NRECS; i++) {
@@ -933,7 +892,7 @@ int main(void) {
   for (int i = 0; i < NINTS; i++) g_ints[i] = i;
   build_records();
   obj = make_input(fmt_obj, NULL);
-  recs = make_input(fmt_records, NULL);
+  recs = make_input(fmt_brecs, NULL);
   ints = make_input(fmt_ints, g_ints);
   {
     input check = make_input(fmt_recs_schema, NULL);

@@ -15,6 +15,8 @@
 **   sp to_array fmt       sp_to_array with a formatter written against the
 **                         inline sp_write_* API; result freed every time
 **   sp to_output buf      sp_to_output into one sp_buffer, cleared each time
+**   sp to_output fixed    sp_to_output into sp_fixed_output over one reused
+**                         256 KiB array: what the CWPack and mpack rows do
 **   sp to_array value     sp_to_array(sp_format_value) over an sp_value tree
 **                         built once, outside the timed loop
 **   mpc new sbuffer       msgpack-c: sbuffer init + packer + destroy per
@@ -53,6 +55,7 @@
 #include <msgpack.h>
 
 #include "bench_peers.h"
+#include "records_codec.h"
 
 #include "scratchpack.h"
 
@@ -112,18 +115,7 @@ typedef struct obj {
   size_t name_len;
 } obj;
 
-typedef struct rec {
-  int64_t id;
-  char name[17];          /* 16 ASCII chars + NUL */
-  double score;
-  const char *tags[3];
-  size_t tag_len[3];
-} rec;
-
-typedef struct records {
-  const rec *items;
-  uint32_t n;
-} records;
+/* rec, records and fmt_records (b.records): records_codec.h */
 
 typedef struct ints {
   const int32_t *v;
@@ -148,25 +140,6 @@ static int fmt_obj(sp_writer *w, const void *value) {
   sp_write_int(w, o->id);
   sp_write_str(w, "Name", 4);
   sp_write_str(w, o->name, o->name_len);
-  return 0;
-}
-
-static int fmt_records(sp_writer *w, const void *value) {
-  const records *rs = value;
-  sp_write_array_header(w, rs->n);
-  for (uint32_t i = 0; i < rs->n; i++) {
-    const rec *r = &rs->items[i];
-    sp_write_map_header(w, 4);
-    sp_write_str(w, "id", 2);
-    sp_write_int(w, r->id);
-    sp_write_str(w, "name", 4);
-    sp_write_str(w, r->name, 16);
-    sp_write_str(w, "score", 5);
-    sp_write_double(w, r->score);
-    sp_write_str(w, "tags", 4);
-    sp_write_array_header(w, 3);
-    for (int t = 0; t < 3; t++) sp_write_str(w, r->tags[t], r->tag_len[t]);
-  }
   return 0;
 }
 
@@ -327,11 +300,11 @@ static inline void mp_big(mpack_writer_t *w, const void *value) {
 typedef struct workload workload;
 typedef uint64_t (*run_fn)(workload *wl, long iters);
 
-enum { ENC_SP_ARRAY, ENC_SP_OUTPUT, ENC_SP_VALUE, ENC_MP_NEW, ENC_MP_REUSE, ENC_CW, ENC_MPACK,
-       NENC };
+enum { ENC_SP_ARRAY, ENC_SP_OUTPUT, ENC_SP_FIXED, ENC_SP_VALUE, ENC_MP_NEW, ENC_MP_REUSE, ENC_CW,
+       ENC_MPACK, NENC };
 
 static const char *const enc_names[NENC] = {
-  "sp to_array fmt", "sp to_output buf", "sp to_array value",
+  "sp to_array fmt", "sp to_output buf", "sp to_output fixed", "sp to_array value",
   "mpc new sbuffer", "mpc reused sbuffer", "cwpack fixed buf", "mpack fixed buf",
 };
 
@@ -352,6 +325,7 @@ struct workload {
   size_t peer_len;                   /* bytes the last peer sample wrote there */
   sp_value tree;                     /* the same data as an sp_value tree */
   sp_buffer out;                     /* reused by "sp to_output buf" */
+  sp_buffer fixed;                   /* "sp to_output fixed": over a PEER_BUF_SIZE array */
   msgpack_sbuffer sbuf;              /* reused by "mpc reused sbuffer" */
   uint8_t *expect;                   /* the reference bytes */
   size_t expect_len;
@@ -388,10 +362,8 @@ static uint64_t run_sp_value(workload *wl, long iters) {
   return run_sp_array_with(wl, iters, sp_format_value, &wl->tree);
 }
 
-static uint64_t run_sp_output(workload *wl, long iters) {
+static uint64_t run_sp_output_to(workload *wl, long iters, sp_buffer *buf, const sp_output out) {
   uint64_t sum = 0;
-  sp_buffer *buf = &wl->out;
-  const sp_output out = sp_buffer_output(buf);
   sp_format_fn fmt = wl->fmt;
   const void *in = wl->input;
   for (long i = 0; i < iters; i++) {
@@ -402,6 +374,15 @@ static uint64_t run_sp_output(workload *wl, long iters) {
     sum += buf->len + buf->data[0];
   }
   return sum;
+}
+
+static uint64_t run_sp_output(workload *wl, long iters) {
+  return run_sp_output_to(wl, iters, &wl->out, sp_buffer_output(&wl->out));
+}
+
+/* The like-for-like of the peers' rows: a fixed caller array, reused. */
+static uint64_t run_sp_fixed(workload *wl, long iters) {
+  return run_sp_output_to(wl, iters, &wl->fixed, sp_fixed_output(&wl->fixed));
 }
 
 /* msgpack-c's pack functions and msgpack_sbuffer_write are static inline in
@@ -493,6 +474,7 @@ static run_fn runner(const workload *wl, int enc) {
   switch (enc) {
     case ENC_SP_ARRAY: return run_sp_array;
     case ENC_SP_OUTPUT: return run_sp_output;
+    case ENC_SP_FIXED: return run_sp_fixed;
     case ENC_SP_VALUE: return run_sp_value;
     case ENC_MP_NEW: return wl->mp_new;
     case ENC_MP_REUSE: return wl->mp_reuse;
@@ -547,6 +529,8 @@ static void check_workload(workload *wl) {
       die("%s: sp_to_output: %s", wl->name, sp_error_format(&err, msg, sizeof msg));
     check_same(wl, enc_names[ENC_SP_OUTPUT], wl->out.data, wl->out.len);
   }
+  run_sp_fixed(wl, 1);
+  check_same(wl, enc_names[ENC_SP_FIXED], wl->fixed.data, wl->fixed.len);
 
   if (sp_to_array(sp_format_value, &wl->tree, &g_opt, &b, &err) != SP_OK)
     die("%s: sp_to_array(value): %s", wl->name, sp_error_format(&err, msg, sizeof msg));
@@ -673,6 +657,9 @@ static void build_workloads(workload *wls) {
   }
   for (int i = 0; i < 4; i++) {
     sp_buffer_init(&wls[i].out);
+    sp_buffer_init(&wls[i].fixed);
+    wls[i].fixed.data = kept_malloc(PEER_BUF_SIZE);
+    wls[i].fixed.cap = PEER_BUF_SIZE;
     msgpack_sbuffer_init(&wls[i].sbuf);
   }
 }
@@ -702,6 +689,7 @@ static double sample(workload *wl, int enc, long iters) {
     die("%s / %s: checksum %llu, want %llu", wl->name, enc_names[enc],
         (unsigned long long)got, (unsigned long long)want);
   if (enc == ENC_SP_OUTPUT) check_same(wl, enc_names[enc], wl->out.data, wl->out.len);
+  if (enc == ENC_SP_FIXED) check_same(wl, enc_names[enc], wl->fixed.data, wl->fixed.len);
   if (enc == ENC_MP_REUSE)
     check_same(wl, enc_names[enc], (const uint8_t *)wl->sbuf.data, wl->sbuf.size);
   if (enc >= ENC_CW) check_same(wl, enc_names[enc], wl->peer_buf, wl->peer_len);

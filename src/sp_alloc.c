@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "sp_alloc.h"
+#include "sp_thread.h"
 
 static void *default_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
   (void)ud; (void)osize;
@@ -17,7 +18,7 @@ static void *default_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
 
 static sp_alloc_fn hook = default_alloc;
 static void *hook_ud;
-static _Thread_local sp_alloc_stats counters;
+static SP_THREAD_LOCAL sp_alloc_stats counters;
 static atomic_llong live_bytes;
 
 void sp_alloc_set_hook(sp_alloc_fn fn, void *ud) {

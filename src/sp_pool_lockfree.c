@@ -41,6 +41,7 @@
 #include "sp_error.h"
 #include "sp_pool.h"
 #include "sp_pool_keep.h"
+#include "sp_thread.h"
 
 #define MAX_BUCKETS 27               /* 16 B << 26 = 1 GiB */
 #define NSTRIPES 16
@@ -74,7 +75,7 @@ typedef struct lockfree_pool {
   stripe stripes[NSTRIPES];
 } lockfree_pool;
 
-static _Thread_local unsigned my_stripe;     /* 1 + stripe; 0 = not assigned */
+static SP_THREAD_LOCAL unsigned my_stripe;     /* 1 + stripe; 0 = not assigned */
 static atomic_uint next_stripe;
 
 static size_t bucket_size(unsigned i) { return (size_t)16 << i; }

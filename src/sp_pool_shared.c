@@ -119,8 +119,8 @@ struct shared_pool {
 static sp_lock reg_lock;
 static sp_once reg_once = SP_ONCE_INIT;
 static int reg_ok;
-static _Thread_local tls_block *mine;
-static _Thread_local unsigned home;       /* 1 + home index; 0 = not yet assigned */
+static SP_THREAD_LOCAL tls_block *mine;
+static SP_THREAD_LOCAL unsigned home;       /* 1 + home index; 0 = not yet assigned */
 static atomic_uint next_home;
 
 static void init_registry(void) { reg_ok = sp_lock_init(&reg_lock) == 0; }

@@ -7,7 +7,7 @@
 #include "sp_scratch.h"
 #include "sp_thread.h"
 
-static _Thread_local sp_scratch scratch;
+static SP_THREAD_LOCAL sp_scratch scratch;
 
 static void free_at_exit(void *arg) {
   sp_scratch *s = arg;

@@ -13,6 +13,16 @@
 #define SP_NO_THREADS 1
 #endif
 
+/* Per-thread storage. Without threads it is plain static storage: there is
+** one thread, and a wasm32 build then needs no TLS block, so it may use
+** bulk memory (clang makes _Thread_local real wasm TLS under -mbulk-memory,
+** which a non-threaded wasi-libc never sets up). */
+#ifdef SP_NO_THREADS
+#define SP_THREAD_LOCAL
+#else
+#define SP_THREAD_LOCAL _Thread_local
+#endif
+
 #ifdef SP_NO_THREADS
 typedef struct sp_lock { int unused; } sp_lock;
 typedef int sp_once;

@@ -10,8 +10,9 @@
 
 #include "sp_serialize.h"
 #include "sp_trace.h"
+#include "sp_thread.h"
 
-static _Thread_local uint32_t thread_id;
+static SP_THREAD_LOCAL uint32_t thread_id;
 static atomic_uint next_thread_id;
 
 /* ---- the store ------------------------------------------------------------ */

@@ -35,6 +35,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "sp_endian.h"
 #include "sp_error.h"
 #include "sp_sequence.h"
 
@@ -81,22 +82,6 @@ int sp_reader_fail(sp_reader *r, sp_code code, const char *cause, const char *si
 ** read past, e.g. a header whose count turned out too large). */
 int sp_reader_fail_at(sp_reader *r, uint64_t offset, sp_code code, const char *cause,
                       const char *site);
-
-/* ---- big-endian loads ----------------------------------------------------- */
-
-static inline uint16_t sp_load16(const uint8_t *p) { return (uint16_t)(p[0] << 8 | p[1]); }
-static inline uint32_t sp_load32(const uint8_t *p) {
-#if defined(__GNUC__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-  uint32_t v;
-  memcpy(&v, p, 4);
-  return __builtin_bswap32(v);
-#else
-  return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-#endif
-}
-static inline uint64_t sp_load64(const uint8_t *p) {
-  return (uint64_t)sp_load32(p) << 32 | sp_load32(p + 4);
-}
 
 /* ---- peek ------------------------------------------------------------------- */
 

@@ -62,6 +62,37 @@ static void simd_output_equals_scalar_output(void) {
   }
 }
 
+/* The SIMD kernel runs a loop per kind while groups keep their kind: runs
+** of 1 to 3 groups of every pair of values at the kinds' edges (and past
+** them), so every run starts, stops and changes kind at each edge, and the
+** last run ends at the array's end or 1 to 3 lanes before it. */
+static void simd_runs_change_kind_at_every_edge(void) {
+  static const int32_t edge[] = {INT32_MIN, -33, -32, -1, 0, 127, 128, 255, 256,
+                                 65535, 65536, INT32_MAX};
+  enum { NE = sizeof edge / sizeof edge[0] };
+  static int32_t v[NE * NE * 32];
+  i32s a = {v, 0};
+  int bad = 0;
+  for (unsigned tail = 0; tail < 4; tail++) {
+    size_t k = 0;
+    sp_bytes s, d;
+    for (unsigned e1 = 0; e1 < NE; e1++)
+      for (unsigned e2 = 0; e2 < NE; e2++)
+        for (unsigned g = 0; g < 4 * (1 + (e1 + e2) % 3); g++)     /* 1-3 groups of each */
+          v[k++] = edge[g % 8 < 4 ? e1 : e2];
+    a.n = k + tail;
+    for (unsigned t = 0; t < tail; t++) v[k + t] = edge[(t * 5) % NE];
+    sp_bulk_force_scalar(1);
+    CHECK(sp_to_array(write_i32s, &a, NULL, &s, NULL) == SP_OK);
+    sp_bulk_force_scalar(0);
+    CHECK(sp_to_array(write_i32s, &a, NULL, &d, NULL) == SP_OK);
+    bad += s.len != d.len || memcmp(s.data, d.data, s.len) != 0;
+    sp_bytes_free(&s);
+    sp_bytes_free(&d);
+  }
+  CHECK(bad == 0);
+}
+
 static void thirty_thousand_ints_make_no_unpooled_allocation(void) {
   static int32_t v[30000];
   i32s a = {v, 30000};
@@ -403,6 +434,7 @@ static void an_unknown_kind_is_an_invalid_argument_in_both_directions(void) {
 int main(void) {
   SP_RUN(i32_array_uses_smallest_forms);
   SP_RUN(simd_output_equals_scalar_output);
+  SP_RUN(simd_runs_change_kind_at_every_edge);
   SP_RUN(thirty_thousand_ints_make_no_unpooled_allocation);
   SP_RUN(i32_array_reads_back_into_a_caller_array);
   SP_RUN(every_element_type_round_trips_at_its_extremes);
