@@ -245,18 +245,63 @@ void sp_write_raw_slow(sp_writer *w, const void *src, size_t n) {
   }
 }
 
+/* The inline formats when their worst case does not fit the span: each
+** returns the write position (unchanged after an error). */
+uint8_t *sp_write_byte_slow(sp_writer *w, uint8_t b) {
+  uint8_t *p = sp_writer_reserve_slow(w, 1);
+  if (p) { *p = b; w->cur = p + 1; }
+  return w->cur;
+}
+
+uint8_t *sp_write_uint_slow(sp_writer *w, uint64_t v) {
+  uint8_t *p = sp_writer_reserve_slow(w, 9);
+  if (p) w->cur = p + sp_put_uint(p, v);
+  return w->cur;
+}
+
+uint8_t *sp_write_int_slow(sp_writer *w, int64_t v) {
+  uint8_t *p = sp_writer_reserve_slow(w, 9);
+  if (p) w->cur = p + sp_put_int(p, v);
+  return w->cur;
+}
+
+uint8_t *sp_write_float_slow(sp_writer *w, float f) {
+  uint8_t *p = sp_writer_reserve_slow(w, 5);
+  if (p) w->cur = p + sp_put_float(p, f);
+  return w->cur;
+}
+
+uint8_t *sp_write_double_slow(sp_writer *w, double d) {
+  uint8_t *p = sp_writer_reserve_slow(w, 9);
+  if (p) w->cur = p + sp_put_double(p, d);
+  return w->cur;
+}
+
+uint8_t *sp_write_array_header_slow(sp_writer *w, uint32_t n) {
+  uint8_t *p = sp_writer_reserve_slow(w, 5);
+  if (p) w->cur = p + sp_put_header(p, n, 0x90, 15, 0xdc);
+  return w->cur;
+}
+
+uint8_t *sp_write_map_header_slow(sp_writer *w, uint32_t n) {
+  uint8_t *p = sp_writer_reserve_slow(w, 5);
+  if (p) w->cur = p + sp_put_header(p, n, 0x80, 15, 0xde);
+  return w->cur;
+}
+
 void sp_write_str_header(sp_writer *w, uint32_t n) {
   uint8_t *p = sp_writer_reserve(w, 5);
   if (p) w->cur = p + sp_put_str_header(p, n);
 }
 
-void sp_write_str_slow(sp_writer *w, const char *utf8, size_t len) {
+uint8_t *sp_write_str_slow(sp_writer *w, const char *utf8, size_t len) {
   if ((uint64_t)len > 0xffffffffu) {
     sp_writer_fail(w, SP_E_LENGTH_LIMIT, "str longer than 2^32-1 bytes", __func__);
-    return;
+    return w->cur;
   }
   sp_write_str_header(w, (uint32_t)len);
   sp_write_raw(w, utf8, len);
+  return w->cur;
 }
 
 void sp_write_bin_header(sp_writer *w, uint32_t n) {

@@ -33,6 +33,14 @@
 #include "sp_output.h"
 #include "sp_sequence.h"
 
+/* The fast paths are laid out as the straight line (the slow calls out of
+** the way). */
+#if defined(__GNUC__)
+#define SP_LIKELY(x) __builtin_expect(!!(x), 1)
+#else
+#define SP_LIKELY(x) (x)
+#endif
+
 typedef enum sp_mode { SP_MODE_SCRATCH, SP_MODE_OUTPUT, SP_MODE_SEQUENCE } sp_mode;
 
 /* A stream sink: gets the message segment by segment, in order; the bytes
@@ -210,15 +218,26 @@ static inline void sp_writer_advance(sp_writer *w, size_t n) { w->cur += n; }
 
 /* ---- formats: each reserves its worst case once ------------------------ */
 
-static inline void sp_write_nil(sp_writer *w) {
-  uint8_t *p = sp_writer_reserve(w, 1);
-  if (p) { *p = 0xc0; w->cur = p + 1; }
+/* Each format below writes in place when the span has room for its worst
+** case, else calls its out-of-line form, which does the whole write (or
+** fails, sticky) and returns the write position; the two paths meet at one
+** store of w->cur. The fast path never tests for NULL (natively b.records
+** encode went 10.2 -> 8.2 us), and meeting at that store lets V8 keep a
+** caller's loop counter in a register (WASM c.ints one int at a time went
+** 60 -> 49 us; with the slow call ending the loop body instead, V8 stored
+** the counter to the stack on every iteration). */
+uint8_t *sp_write_byte_slow(sp_writer *w, uint8_t b);
+
+static inline void sp_write_byte(sp_writer *w, uint8_t b) {
+  uint8_t *p = w->cur;
+  if (SP_LIKELY(w->end != p)) *p++ = b;
+  else p = sp_write_byte_slow(w, b);
+  w->cur = p;
 }
 
-static inline void sp_write_bool(sp_writer *w, int b) {
-  uint8_t *p = sp_writer_reserve(w, 1);
-  if (p) { *p = b ? 0xc3 : 0xc2; w->cur = p + 1; }
-}
+static inline void sp_write_nil(sp_writer *w) { sp_write_byte(w, 0xc0); }
+
+static inline void sp_write_bool(sp_writer *w, int b) { sp_write_byte(w, b ? 0xc3 : 0xc2); }
 
 /* Smallest unsigned form: fixint, cc, cd, ce, cf. Returns bytes written. */
 static inline size_t sp_put_uint(uint8_t *p, uint64_t v) {
@@ -239,14 +258,21 @@ static inline size_t sp_put_int(uint8_t *p, int64_t v) {
   p[0] = 0xd3; sp_store64(p + 1, (uint64_t)v); return 9;
 }
 
+uint8_t *sp_write_uint_slow(sp_writer *w, uint64_t v);
+uint8_t *sp_write_int_slow(sp_writer *w, int64_t v);
+
 static inline void sp_write_uint(sp_writer *w, uint64_t v) {
-  uint8_t *p = sp_writer_reserve(w, 9);
-  if (p) w->cur = p + sp_put_uint(p, v);
+  uint8_t *p = w->cur;
+  if (SP_LIKELY((size_t)(w->end - p) >= 9)) p += sp_put_uint(p, v);
+  else p = sp_write_uint_slow(w, v);
+  w->cur = p;
 }
 
 static inline void sp_write_int(sp_writer *w, int64_t v) {
-  uint8_t *p = sp_writer_reserve(w, 9);
-  if (p) w->cur = p + sp_put_int(p, v);
+  uint8_t *p = w->cur;
+  if (SP_LIKELY((size_t)(w->end - p) >= 9)) p += sp_put_int(p, v);
+  else p = sp_write_int_slow(w, v);
+  w->cur = p;
 }
 
 /* float32 (ca) and float64 (cb), never narrowed. Return bytes written. */
@@ -264,14 +290,21 @@ static inline size_t sp_put_double(uint8_t *p, double d) {
   return 9;
 }
 
+uint8_t *sp_write_float_slow(sp_writer *w, float f);
+uint8_t *sp_write_double_slow(sp_writer *w, double d);
+
 static inline void sp_write_float(sp_writer *w, float f) {
-  uint8_t *p = sp_writer_reserve(w, 5);
-  if (p) w->cur = p + sp_put_float(p, f);
+  uint8_t *p = w->cur;
+  if (SP_LIKELY((size_t)(w->end - p) >= 5)) p += sp_put_float(p, f);
+  else p = sp_write_float_slow(w, f);
+  w->cur = p;
 }
 
 static inline void sp_write_double(sp_writer *w, double d) {
-  uint8_t *p = sp_writer_reserve(w, 9);
-  if (p) w->cur = p + sp_put_double(p, d);
+  uint8_t *p = w->cur;
+  if (SP_LIKELY((size_t)(w->end - p) >= 9)) p += sp_put_double(p, d);
+  else p = sp_write_double_slow(w, d);
+  w->cur = p;
 }
 
 /* A header of fix form 'fix' (n <= fix_max) or 16/32-bit form 'c16'/'c32'. */
@@ -282,14 +315,21 @@ static inline size_t sp_put_header(uint8_t *p, uint32_t n, uint8_t fix, uint32_t
   p[0] = (uint8_t)(c16 + 1); sp_store32(p + 1, n); return 5;
 }
 
+uint8_t *sp_write_array_header_slow(sp_writer *w, uint32_t n);
+uint8_t *sp_write_map_header_slow(sp_writer *w, uint32_t n);
+
 static inline void sp_write_array_header(sp_writer *w, uint32_t n) {
-  uint8_t *p = sp_writer_reserve(w, 5);
-  if (p) w->cur = p + sp_put_header(p, n, 0x90, 15, 0xdc);
+  uint8_t *p = w->cur;
+  if (SP_LIKELY((size_t)(w->end - p) >= 5)) p += sp_put_header(p, n, 0x90, 15, 0xdc);
+  else p = sp_write_array_header_slow(w, n);
+  w->cur = p;
 }
 
 static inline void sp_write_map_header(sp_writer *w, uint32_t n) {
-  uint8_t *p = sp_writer_reserve(w, 5);
-  if (p) w->cur = p + sp_put_header(p, n, 0x80, 15, 0xde);
+  uint8_t *p = w->cur;
+  if (SP_LIKELY((size_t)(w->end - p) >= 5)) p += sp_put_header(p, n, 0x80, 15, 0xde);
+  else p = sp_write_map_header_slow(w, n);
+  w->cur = p;
 }
 
 /* Bytes of the str header for n bytes: fixstr 1, str 8 2, str 16 3, str 32 5.
@@ -351,7 +391,7 @@ static inline void sp_copy(uint8_t *dst, const void *src, size_t n) {
 
 /* Out-of-line forms (sp_writer.c). */
 void sp_write_raw_slow(sp_writer *w, const void *src, size_t n);
-void sp_write_str_slow(sp_writer *w, const char *utf8, size_t len);
+uint8_t *sp_write_str_slow(sp_writer *w, const char *utf8, size_t len);
 
 /* Copies n bytes as they are; they may span segments. */
 static inline void sp_write_raw(sp_writer *w, const void *src, size_t n) {
@@ -366,14 +406,16 @@ static inline void sp_write_raw(sp_writer *w, const void *src, size_t n) {
 /* A str of 'len' UTF-8 bytes (not checked for validity). len > 2^32-1 is
 ** SP_E_LENGTH_LIMIT. */
 static inline void sp_write_str(sp_writer *w, const char *utf8, size_t len) {
-  size_t room = (size_t)(w->end - w->cur);
-  if (room > len && room - len >= 5) {
-    uint8_t *p = w->cur + sp_put_str_header(w->cur, (uint32_t)len);
+  uint8_t *p = w->cur;
+  size_t room = (size_t)(w->end - p);
+  if (SP_LIKELY(room > len && room - len >= 5)) {
+    p += sp_put_str_header(p, (uint32_t)len);
     sp_copy(p, utf8, len);
-    w->cur = p + len;
-    return;
+    p += len;
+  } else {
+    p = sp_write_str_slow(w, utf8, len);
   }
-  sp_write_str_slow(w, utf8, len);
+  w->cur = p;
 }
 
 void sp_write_str_header(sp_writer *w, uint32_t n);
