@@ -43,10 +43,13 @@ typedef v128_t vec;
 
 static inline vec vload(const int32_t *p) { return wasm_v128_load(p); }
 
-/* One subtract, one unsigned compare, one all_true. */
+/* As on x86: subtract, flip the sign bit, compare signed, one bitmask. The
+** direct form (u32x4.lt, i32x4.all_true) is what V8 makes several SSE
+** instructions each of: c.ints encode took 8.0 us with it, 5.3 with this. */
 static inline int all_in(vec x, int32_t lo, uint32_t span) {
-  return wasm_i32x4_all_true(
-      wasm_u32x4_lt(wasm_i32x4_sub(x, wasm_i32x4_splat(lo)), wasm_u32x4_splat(span)));
+  vec d = wasm_v128_xor(wasm_i32x4_sub(x, wasm_i32x4_splat(lo)), wasm_i32x4_splat(INT32_MIN));
+  vec in = wasm_i32x4_lt(d, wasm_i32x4_splat((int32_t)(span ^ 0x80000000u)));
+  return wasm_i8x16_bitmask(in) == 0xffff;
 }
 
 static inline uint8_t *put1(uint8_t *q, vec x) {
