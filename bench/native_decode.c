@@ -30,6 +30,7 @@
 #include <msgpack.h>
 
 #include "bench_peers.h"
+#include "peer_records.h"
 #include "records_codec.h"
 
 #include "scratchpack.h"
@@ -416,53 +417,6 @@ static uint64_t run_mpc_ints(void *ctx, long iters) {
 #if SP_BENCH_PEERS
 /* ---- CWPack: cw_unpack_next, item by item ------------------------------------- */
 
-static int cw_str(cw_unpack_context *uc, const char **p, uint32_t *n) {
-  cw_unpack_next(uc);
-  if (uc->item.type != CWP_ITEM_STR) return 0;
-  *p = uc->item.as.str.start;
-  *n = uc->item.as.str.length;
-  return 1;
-}
-
-static int cw_int64(cw_unpack_context *uc, int64_t *out) {
-  cw_unpack_next(uc);
-  if (uc->item.type == CWP_ITEM_POSITIVE_INTEGER && uc->item.as.u64 <= INT64_MAX) *out = (int64_t)uc->item.as.u64;
-  else if (uc->item.type == CWP_ITEM_NEGATIVE_INTEGER) *out = uc->item.as.i64;
-  else return 0;
-  return 1;
-}
-
-static int cw_rec(cw_unpack_context *uc, rec_view *v) {
-  uint32_t nf;
-  cw_unpack_next(uc);
-  if (uc->item.type != CWP_ITEM_MAP) return 0;
-  nf = uc->item.as.map.size;
-  for (uint32_t f = 0; f < nf; f++) {
-    const char *k;
-    uint32_t kl, nt;
-    if (!cw_str(uc, &k, &kl)) return 0;
-    switch (rec_key(k, kl)) {
-      case K_ID: if (!cw_int64(uc, &v->id)) return 0; break;
-      case K_NAME: if (!cw_str(uc, &v->name, &v->name_len)) return 0; break;
-      case K_SCORE:
-        cw_unpack_next(uc);
-        if (uc->item.type == CWP_ITEM_DOUBLE) v->score = uc->item.as.long_real;
-        else if (uc->item.type == CWP_ITEM_FLOAT) v->score = uc->item.as.real;
-        else return 0;
-        break;
-      case K_TAGS:
-        cw_unpack_next(uc);
-        if (uc->item.type != CWP_ITEM_ARRAY || (nt = uc->item.as.array.size) > 3) return 0;
-        for (uint32_t t = 0; t < nt; t++)
-          if (!cw_str(uc, &v->tag[t], &v->tag_len[t])) return 0;
-        v->ntags = nt;
-        break;
-      default: cw_skip_items(uc, 1);
-    }
-  }
-  return 1;
-}
-
 static uint64_t run_cw_recs(void *ctx, long iters) {
   input *in = ctx;
   uint64_t sum = 0;
@@ -534,36 +488,6 @@ static uint64_t run_cw_ints(void *ctx, long iters) {
 }
 
 /* ---- mpack: the expect API and the node tree ---------------------------------- */
-
-static void mp_str(mpack_reader_t *r, const char **p, uint32_t *n) {
-  *n = mpack_expect_str(r);
-  *p = mpack_read_bytes_inplace(r, *n);
-  mpack_done_str(r);
-}
-
-static int mp_rec(mpack_reader_t *r, rec_view *v) {
-  uint32_t nf = mpack_expect_map(r);
-  for (uint32_t f = 0; f < nf; f++) {
-    const char *k;
-    uint32_t kl, nt;
-    mp_str(r, &k, &kl);
-    if (mpack_reader_error(r) != mpack_ok) return 0;
-    switch (rec_key(k, kl)) {
-      case K_ID: v->id = mpack_expect_i64(r); break;
-      case K_NAME: mp_str(r, &v->name, &v->name_len); break;
-      case K_SCORE: v->score = mpack_expect_double(r); break;
-      case K_TAGS:
-        nt = mpack_expect_array_max(r, 3);
-        for (uint32_t t = 0; t < nt; t++) mp_str(r, &v->tag[t], &v->tag_len[t]);
-        mpack_done_array(r);
-        v->ntags = nt;
-        break;
-      default: mpack_discard(r);
-    }
-  }
-  mpack_done_map(r);
-  return 1;
-}
 
 static uint64_t run_mp_recs(void *ctx, long iters) {
   input *in = ctx;

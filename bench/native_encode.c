@@ -55,6 +55,7 @@
 #include <msgpack.h>
 
 #include "bench_peers.h"
+#include "peer_records.h"
 #include "records_codec.h"
 
 #include "scratchpack.h"
@@ -217,24 +218,6 @@ static inline void cw_obj(cw_pack_context *pc, const void *value) {
   cw_pack_str(pc, o->name, (uint32_t)o->name_len);
 }
 
-static inline void cw_records(cw_pack_context *pc, const void *value) {
-  const records *rs = value;
-  cw_pack_array_size(pc, rs->n);
-  for (uint32_t i = 0; i < rs->n; i++) {
-    const rec *r = &rs->items[i];
-    cw_pack_map_size(pc, 4);
-    cw_pack_str(pc, "id", 2);
-    cw_pack_signed(pc, r->id);
-    cw_pack_str(pc, "name", 4);
-    cw_pack_str(pc, r->name, 16);
-    cw_pack_str(pc, "score", 5);
-    cw_pack_double(pc, r->score);
-    cw_pack_str(pc, "tags", 4);
-    cw_pack_array_size(pc, 3);
-    for (int t = 0; t < 3; t++) cw_pack_str(pc, r->tags[t], (uint32_t)r->tag_len[t]);
-  }
-}
-
 static inline void cw_ints(cw_pack_context *pc, const void *value) {
   const ints *a = value;
   cw_pack_array_size(pc, a->n);
@@ -256,27 +239,6 @@ static inline void mp_obj(mpack_writer_t *w, const void *value) {
   mpack_write_str(w, "Name", 4);
   mpack_write_str(w, o->name, (uint32_t)o->name_len);
   mpack_finish_map(w);
-}
-
-static inline void mp_records(mpack_writer_t *w, const void *value) {
-  const records *rs = value;
-  mpack_start_array(w, rs->n);
-  for (uint32_t i = 0; i < rs->n; i++) {
-    const rec *r = &rs->items[i];
-    mpack_start_map(w, 4);
-    mpack_write_str(w, "id", 2);
-    mpack_write_i64(w, r->id);
-    mpack_write_str(w, "name", 4);
-    mpack_write_str(w, r->name, 16);
-    mpack_write_str(w, "score", 5);
-    mpack_write_double(w, r->score);
-    mpack_write_str(w, "tags", 4);
-    mpack_start_array(w, 3);
-    for (int t = 0; t < 3; t++) mpack_write_str(w, r->tags[t], (uint32_t)r->tag_len[t]);
-    mpack_finish_array(w);
-    mpack_finish_map(w);
-  }
-  mpack_finish_array(w);
 }
 
 static inline void mp_ints(mpack_writer_t *w, const void *value) {

@@ -88,7 +88,7 @@ console.log(`WASM vs native, ${rounds} interleaved rounds x ${samples} samples o
   'ns/op: best sample; ratio = WASM / native, by bests (by medians of the runs in brackets)');
 console.log(`int32 kernels: ${builds.map((b, i) => `${b.name} ${kernels[i]}`).join(', ')}`);
 const head = ['case', 'native', ...builds.slice(1).flatMap((b) => [b.name, 'ratio']), 'target'];
-const widths = [20, 9, 9, 14, 9, 14, 9, 14, 7];
+const widths = [24, 9, 9, 14, 9, 14, 9, 14, 7];
 const row = (cells) => cells.map((c, i) => (i === 0 ? String(c).padEnd(widths[i]) : String(c).padStart(widths[i]))).join(' ');
 console.log(row(head));
 for (const c of Object.keys(got[0])) {
@@ -102,4 +102,24 @@ for (const c of Object.keys(got[0])) {
   }
   cells.push(targets[c] ? `${targets[c]}x` : '-');
   console.log(row(cells));
+}
+
+// The peer rows (cwpack:<case>, mpack:<case>; built when their sources are
+// there): how much faster scratchpack is than each peer on each build, so
+// the WASM ratios above can be read against what the same C costs them.
+const peerCases = Object.keys(got[0]).filter((c) => c.includes(':'));
+if (peerCases.length === 0) {
+  console.log('peer rows skipped: no CWPack/mpack sources (cmake/peers.cmake; set SP_PEERS)');
+} else {
+  console.log('\nscratchpack over each peer in the same build (peer time / scratchpack time, by bests; above 1: scratchpack faster)');
+  console.log(row(['case', ...builds.map((b) => b.name)].map((c, i) => (i === 0 ? c : c))));
+  for (const c of peerCases) {
+    const ours = c.slice(c.indexOf(':') + 1);
+    const cells = [c];
+    for (let i = 0; i < builds.length; i++) {
+      const peer = got[i][c], sp = got[i][ours];
+      cells.push(peer && sp ? `${(best(peer) / best(sp)).toFixed(2)}x` : '-');
+    }
+    console.log(row(cells));
+  }
 }

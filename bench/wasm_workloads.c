@@ -15,6 +15,13 @@
 **                      (the SIMD kernel: SSSE3 natively, SIMD128 in WASM)
 **   c.ints encode each the same with one sp_write_int per element
 **   c.ints decode      sp_read_i32_array back into int32_t[30000]
+** With the peers' sources (bench_peers.h), the same b.records through
+** CWPack and mpack (peer_records.h), built with the same flags for every
+** target, so their WASM-over-native ratios are measured in the same run:
+**   cwpack:b.records-encode   into a fixed 256 KiB array
+**   mpack:b.records-encode    the same
+**   cwpack:b.records-decode   cw_unpack_next into the same rec_views
+**   mpack:b.records-decode    the expect API, the same
 ** Every case's result is checked once before timing.
 **
 ** Usage: wasm_workloads [rounds [sample_ms]] (default 5 and 20). Prints one
@@ -30,6 +37,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "peer_records.h"
 #include "records_codec.h"
 #include "scratchpack.h"
 
@@ -45,7 +53,7 @@ static sp_buffer g_out;                   /* reused by every encode case */
 static uint8_t *g_rec_bytes, *g_int_bytes;
 static size_t g_rec_len, g_int_len;
 
-static void fail(const char *who) {
+static _Noreturn void fail(const char *who) {
   fprintf(stderr, "wasm_workloads: %s failed\n", who);
   exit(2);
 }
@@ -127,6 +135,81 @@ static uint64_t run_int_dec(void *ctx, long iters) {
   return sum;
 }
 
+/* ---- the peers ------------------------------------------------------------------ */
+
+#if SP_BENCH_PEERS
+static uint8_t g_peer_buf[1 << 18];
+static size_t g_peer_len;
+
+static uint64_t run_cw_rec_enc(void *ctx, long iters) {
+  uint64_t sum = 0;
+  for (long i = 0; i < iters; i++) {
+    cw_pack_context pc;
+    const void *in = ctx;
+    BENCH_BARRIER(in);
+    cw_pack_context_init(&pc, g_peer_buf, sizeof g_peer_buf, NULL);
+    cw_records(&pc, in);
+    if (pc.return_code != CWP_RC_OK) fail("cwpack:b.records-encode");
+    g_peer_len = (size_t)(pc.current - pc.start);
+    sum += g_peer_len + pc.start[0];
+  }
+  return sum;
+}
+
+static uint64_t run_mp_rec_enc(void *ctx, long iters) {
+  uint64_t sum = 0;
+  for (long i = 0; i < iters; i++) {
+    mpack_writer_t w;
+    const void *in = ctx;
+    BENCH_BARRIER(in);
+    mpack_writer_init(&w, (char *)g_peer_buf, sizeof g_peer_buf);
+    mp_records(&w, in);
+    g_peer_len = mpack_writer_buffer_used(&w);
+    if (mpack_writer_destroy(&w) != mpack_ok) fail("mpack:b.records-encode");
+    sum += g_peer_len + g_peer_buf[0];
+  }
+  return sum;
+}
+
+static uint64_t run_cw_rec_dec(void *ctx, long iters) {
+  uint64_t sum = 0;
+  (void)ctx;
+  for (long i = 0; i < iters; i++) {
+    cw_unpack_context uc;
+    const uint8_t *p = g_rec_bytes;
+    uint32_t n;
+    BENCH_BARRIER(p);
+    cw_unpack_context_init(&uc, p, g_rec_len, NULL);
+    cw_unpack_next(&uc);
+    if (uc.item.type != CWP_ITEM_ARRAY || (n = uc.item.as.array.size) > NRECS) fail("cwpack:b.records-decode");
+    for (uint32_t k = 0; k < n; k++)
+      if (!cw_rec(&uc, &g_views[k])) fail("cwpack:b.records-decode");
+    if (uc.return_code != CWP_RC_OK) fail("cwpack:b.records-decode");
+    sum += (uint64_t)g_views[NRECS - 1].id;
+  }
+  return sum;
+}
+
+static uint64_t run_mp_rec_dec(void *ctx, long iters) {
+  uint64_t sum = 0;
+  (void)ctx;
+  for (long i = 0; i < iters; i++) {
+    mpack_reader_t r;
+    const uint8_t *p = g_rec_bytes;
+    uint32_t n;
+    BENCH_BARRIER(p);
+    mpack_reader_init_data(&r, (const char *)p, g_rec_len);
+    n = mpack_expect_array_max(&r, NRECS);
+    for (uint32_t k = 0; k < n; k++)
+      if (!mp_rec(&r, &g_views[k])) break;
+    mpack_done_array(&r);
+    if (mpack_reader_destroy(&r) != mpack_ok) fail("mpack:b.records-decode");
+    sum += (uint64_t)g_views[NRECS - 1].id;
+  }
+  return sum;
+}
+#endif
+
 /* ---- data and checks ---------------------------------------------------------- */
 
 static void build(void) {
@@ -156,6 +239,29 @@ static uint8_t *encode_copy(sp_format_fn fn, const void *value, size_t want, siz
   return copy;
 }
 
+/* Runs a b.records decoder once over cleared views and checks them. */
+static void check_views(uint64_t (*decode)(void *, long), const char *who) {
+  memset(g_views, 0, sizeof g_views);
+  decode(NULL, 1);
+  for (uint32_t i = 0; i < NRECS; i++) {
+    const rec_view *v = &g_views[i];
+    const rec *s = &g_recs[i];
+    int ok = v->id == s->id && v->score == s->score && v->name_len == 16 &&
+             memcmp(v->name, s->name, 16) == 0 && v->ntags == 3;
+    for (int t = 0; ok && t < 3; t++)
+      ok = v->tag_len[t] == s->tag_len[t] && memcmp(v->tag[t], s->tags[t], s->tag_len[t]) == 0;
+    if (!ok) fail(who);
+  }
+}
+
+#if SP_BENCH_PEERS
+/* Runs a peer's b.records encoder once: its bytes must be scratchpack's. */
+static void check_peer_bytes(uint64_t (*encode)(void *, long), const char *who) {
+  encode(&g_records, 1);
+  if (g_peer_len != g_rec_len || memcmp(g_peer_buf, g_rec_bytes, g_rec_len) != 0) fail(who);
+}
+#endif
+
 static void check(void) {
   size_t len;
   uint8_t *each;
@@ -166,16 +272,13 @@ static void check(void) {
   each = encode_copy(fmt_ints_each, g_ints, 89619, &len);
   if (memcmp(each, g_int_bytes, len) != 0) fail("c.ints: bulk and each differ");
   free(each);
-  run_rec_dec(NULL, 1);
-  for (uint32_t i = 0; i < NRECS; i++) {
-    const rec_view *v = &g_views[i];
-    const rec *s = &g_recs[i];
-    int ok = v->id == s->id && v->score == s->score && v->name_len == 16 &&
-             memcmp(v->name, s->name, 16) == 0 && v->ntags == 3;
-    for (int t = 0; ok && t < 3; t++)
-      ok = v->tag_len[t] == s->tag_len[t] && memcmp(v->tag[t], s->tags[t], s->tag_len[t]) == 0;
-    if (!ok) fail("b.records decode result");
-  }
+  check_views(run_rec_dec, "b.records decode result");
+#if SP_BENCH_PEERS
+  check_peer_bytes(run_cw_rec_enc, "cwpack:b.records-encode bytes");
+  check_peer_bytes(run_mp_rec_enc, "mpack:b.records-encode bytes");
+  check_views(run_cw_rec_dec, "cwpack:b.records-decode result");
+  check_views(run_mp_rec_dec, "mpack:b.records-decode result");
+#endif
   run_int_dec(NULL, 1);
   if (memcmp(g_back, g_ints, sizeof g_ints) != 0) fail("c.ints decode result");
 }
@@ -188,6 +291,12 @@ int main(int argc, char **argv) {
     {"c.ints-encode", run_int_bulk, g_ints, 0, {0}},
     {"c.ints-encode-each", run_int_each, g_ints, 0, {0}},
     {"c.ints-decode", run_int_dec, NULL, 0, {0}},
+#if SP_BENCH_PEERS
+    {"cwpack:b.records-encode", run_cw_rec_enc, &g_records, 0, {0}},
+    {"mpack:b.records-encode", run_mp_rec_enc, &g_records, 0, {0}},
+    {"cwpack:b.records-decode", run_cw_rec_dec, NULL, 0, {0}},
+    {"mpack:b.records-decode", run_mp_rec_dec, NULL, 0, {0}},
+#endif
   };
   enum { NCASES = sizeof cases / sizeof cases[0] };
   double med[NCASES];
