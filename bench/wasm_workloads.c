@@ -9,6 +9,9 @@
 **   a.obj encode       {"Id":1,"Name":"hello"} through sp_to_output
 **   b.records encode   1,000 records through a formatter, sp_to_output into a
 **                      reused sp_buffer (65,819 B)
+**   b.records encode reserved  the same through the reservation contract:
+**                      one sp_writer_reserve per record, sp_put_* at a local
+**                      cursor (no call per value: the floor of this shape)
 **   b.records decode   the same bytes read with sp_read_* into C structs,
 **                      strings as pointer + length into the input
 **   c.ints encode      0..29,999 from int32_t[30000] with sp_write_i32_array
@@ -98,6 +101,7 @@ static uint64_t encode_loop(sp_format_fn fn, const void *value, long iters) {
 
 static uint64_t run_obj(void *ctx, long iters) { return encode_loop(fmt_obj, ctx, iters); }
 static uint64_t run_rec_enc(void *ctx, long iters) { return encode_loop(fmt_records, ctx, iters); }
+static uint64_t run_rec_res(void *ctx, long iters) { return encode_loop(fmt_records_reserved, ctx, iters); }
 static uint64_t run_int_bulk(void *ctx, long iters) { return encode_loop(fmt_ints_bulk, ctx, iters); }
 static uint64_t run_int_each(void *ctx, long iters) { return encode_loop(fmt_ints_each, ctx, iters); }
 
@@ -268,6 +272,9 @@ static void check(void) {
   encode_loop(fmt_obj, NULL, 1);
   if (g_out.len != 16) fail("a.obj size");
   g_rec_bytes = encode_copy(fmt_records, &g_records, 65819, &g_rec_len);
+  each = encode_copy(fmt_records_reserved, &g_records, 65819, &len);
+  if (memcmp(each, g_rec_bytes, len) != 0) fail("b.records: reserved and per-value differ");
+  free(each);
   g_int_bytes = encode_copy(fmt_ints_bulk, g_ints, 89619, &g_int_len);
   each = encode_copy(fmt_ints_each, g_ints, 89619, &len);
   if (memcmp(each, g_int_bytes, len) != 0) fail("c.ints: bulk and each differ");
@@ -287,6 +294,7 @@ int main(int argc, char **argv) {
   bench_case cases[] = {
     {"a.obj-encode", run_obj, NULL, 0, {0}},
     {"b.records-encode", run_rec_enc, &g_records, 0, {0}},
+    {"b.records-encode-reserved", run_rec_res, &g_records, 0, {0}},
     {"b.records-decode", run_rec_dec, NULL, 0, {0}},
     {"c.ints-encode", run_int_bulk, g_ints, 0, {0}},
     {"c.ints-encode-each", run_int_each, g_ints, 0, {0}},
