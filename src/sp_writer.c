@@ -245,48 +245,45 @@ void sp_write_raw_slow(sp_writer *w, const void *src, size_t n) {
   }
 }
 
-/* The inline formats when their worst case does not fit the span: each
-** returns the write position (unchanged after an error). */
-uint8_t *sp_write_byte_slow(sp_writer *w, uint8_t b) {
-  uint8_t *p = sp_writer_reserve_slow(w, 1);
-  if (p) { *p = b; w->cur = p + 1; }
+/* The inline formats when their worst case, n, does not fit the span: the
+** format is put into 'tmp' (k bytes), then copied to a reservation of n.
+** Each returns the write position (unchanged after an error). */
+static uint8_t *put_slow(sp_writer *w, size_t n, const uint8_t *tmp, size_t k) {
+  uint8_t *p = sp_writer_reserve_slow(w, n);
+  if (p) { memcpy(p, tmp, k); w->cur = p + k; }
   return w->cur;
 }
 
+uint8_t *sp_write_byte_slow(sp_writer *w, uint8_t b) { return put_slow(w, 1, &b, 1); }
+
 uint8_t *sp_write_uint_slow(sp_writer *w, uint64_t v) {
-  uint8_t *p = sp_writer_reserve_slow(w, 9);
-  if (p) w->cur = p + sp_put_uint(p, v);
-  return w->cur;
+  uint8_t tmp[9];
+  return put_slow(w, 9, tmp, sp_put_uint(tmp, v));
 }
 
 uint8_t *sp_write_int_slow(sp_writer *w, int64_t v) {
-  uint8_t *p = sp_writer_reserve_slow(w, 9);
-  if (p) w->cur = p + sp_put_int(p, v);
-  return w->cur;
+  uint8_t tmp[9];
+  return put_slow(w, 9, tmp, sp_put_int(tmp, v));
 }
 
 uint8_t *sp_write_float_slow(sp_writer *w, float f) {
-  uint8_t *p = sp_writer_reserve_slow(w, 5);
-  if (p) w->cur = p + sp_put_float(p, f);
-  return w->cur;
+  uint8_t tmp[5];
+  return put_slow(w, 5, tmp, sp_put_float(tmp, f));
 }
 
 uint8_t *sp_write_double_slow(sp_writer *w, double d) {
-  uint8_t *p = sp_writer_reserve_slow(w, 9);
-  if (p) w->cur = p + sp_put_double(p, d);
-  return w->cur;
+  uint8_t tmp[9];
+  return put_slow(w, 9, tmp, sp_put_double(tmp, d));
 }
 
 uint8_t *sp_write_array_header_slow(sp_writer *w, uint32_t n) {
-  uint8_t *p = sp_writer_reserve_slow(w, 5);
-  if (p) w->cur = p + sp_put_header(p, n, 0x90, 15, 0xdc);
-  return w->cur;
+  uint8_t tmp[5];
+  return put_slow(w, 5, tmp, sp_put_header(tmp, n, 0x90, 15, 0xdc));
 }
 
 uint8_t *sp_write_map_header_slow(sp_writer *w, uint32_t n) {
-  uint8_t *p = sp_writer_reserve_slow(w, 5);
-  if (p) w->cur = p + sp_put_header(p, n, 0x80, 15, 0xde);
-  return w->cur;
+  uint8_t tmp[5];
+  return put_slow(w, 5, tmp, sp_put_header(tmp, n, 0x80, 15, 0xde));
 }
 
 void sp_write_str_header(sp_writer *w, uint32_t n) {
