@@ -421,16 +421,9 @@ static uint64_t run_cw_recs(void *ctx, long iters) {
   input *in = ctx;
   uint64_t sum = 0;
   for (long i = 0; i < iters; i++) {
-    cw_unpack_context uc;
     const uint8_t *p = in->data;
-    uint32_t n;
     BENCH_BARRIER(p);
-    cw_unpack_context_init(&uc, p, in->len, NULL);
-    cw_unpack_next(&uc);
-    if (uc.item.type != CWP_ITEM_ARRAY || (n = uc.item.as.array.size) > NRECS) fail("CWPack b.records");
-    for (uint32_t k = 0; k < n; k++)
-      if (!cw_rec(&uc, &g_views[k])) fail("CWPack b.records");
-    if (uc.return_code != CWP_RC_OK) fail("CWPack b.records");
+    if (!cw_records_decode(p, in->len, g_views, NRECS)) fail("CWPack b.records");
     sum += (uint64_t)g_views[NRECS - 1].id;
   }
   return sum;
@@ -493,16 +486,9 @@ static uint64_t run_mp_recs(void *ctx, long iters) {
   input *in = ctx;
   uint64_t sum = 0;
   for (long i = 0; i < iters; i++) {
-    mpack_reader_t r;
     const uint8_t *p = in->data;
-    uint32_t n;
     BENCH_BARRIER(p);
-    mpack_reader_init_data(&r, (const char *)p, in->len);
-    n = mpack_expect_array_max(&r, NRECS);
-    for (uint32_t k = 0; k < n; k++)
-      if (!mp_rec(&r, &g_views[k])) break;
-    mpack_done_array(&r);
-    if (mpack_reader_destroy(&r) != mpack_ok) fail("mpack b.records");
+    if (!mp_records_decode(p, in->len, g_views, NRECS)) fail("mpack b.records");
     sum += (uint64_t)g_views[NRECS - 1].id;
   }
   return sum;

@@ -137,6 +137,29 @@ static inline int mp_rec(mpack_reader_t *r, rec_view *v) {
   return 1;
 }
 
+/* A whole b.records message into views[0 .. max): 1, or 0 when the library
+** reports an error or there are more than max records. */
+static inline int cw_records_decode(const uint8_t *p, size_t len, rec_view *views, uint32_t max) {
+  cw_unpack_context uc;
+  uint32_t n;
+  cw_unpack_context_init(&uc, p, (unsigned long)len, NULL);
+  cw_unpack_next(&uc);
+  if (uc.item.type != CWP_ITEM_ARRAY || (n = uc.item.as.array.size) > max) return 0;
+  for (uint32_t k = 0; k < n; k++)
+    if (!cw_rec(&uc, &views[k])) return 0;
+  return uc.return_code == CWP_RC_OK;
+}
+
+static inline int mp_records_decode(const uint8_t *p, size_t len, rec_view *views, uint32_t max) {
+  mpack_reader_t r;
+  uint32_t n;
+  mpack_reader_init_data(&r, (const char *)p, len);
+  n = mpack_expect_array_max(&r, max);
+  for (uint32_t k = 0; k < n; k++)
+    if (!mp_rec(&r, &views[k])) break;
+  mpack_done_array(&r);
+  return mpack_reader_destroy(&r) == mpack_ok;
+}
 #endif
 
 #endif

@@ -179,16 +179,9 @@ static uint64_t run_cw_rec_dec(void *ctx, long iters) {
   uint64_t sum = 0;
   (void)ctx;
   for (long i = 0; i < iters; i++) {
-    cw_unpack_context uc;
     const uint8_t *p = g_rec_bytes;
-    uint32_t n;
     BENCH_BARRIER(p);
-    cw_unpack_context_init(&uc, p, g_rec_len, NULL);
-    cw_unpack_next(&uc);
-    if (uc.item.type != CWP_ITEM_ARRAY || (n = uc.item.as.array.size) > NRECS) fail("cwpack:b.records-decode");
-    for (uint32_t k = 0; k < n; k++)
-      if (!cw_rec(&uc, &g_views[k])) fail("cwpack:b.records-decode");
-    if (uc.return_code != CWP_RC_OK) fail("cwpack:b.records-decode");
+    if (!cw_records_decode(p, g_rec_len, g_views, NRECS)) fail("cwpack:b.records-decode");
     sum += (uint64_t)g_views[NRECS - 1].id;
   }
   return sum;
@@ -198,16 +191,9 @@ static uint64_t run_mp_rec_dec(void *ctx, long iters) {
   uint64_t sum = 0;
   (void)ctx;
   for (long i = 0; i < iters; i++) {
-    mpack_reader_t r;
     const uint8_t *p = g_rec_bytes;
-    uint32_t n;
     BENCH_BARRIER(p);
-    mpack_reader_init_data(&r, (const char *)p, g_rec_len);
-    n = mpack_expect_array_max(&r, NRECS);
-    for (uint32_t k = 0; k < n; k++)
-      if (!mp_rec(&r, &g_views[k])) break;
-    mpack_done_array(&r);
-    if (mpack_reader_destroy(&r) != mpack_ok) fail("mpack:b.records-decode");
+    if (!mp_records_decode(p, g_rec_len, g_views, NRECS)) fail("mpack:b.records-decode");
     sum += (uint64_t)g_views[NRECS - 1].id;
   }
   return sum;
