@@ -13,7 +13,7 @@
 static void *default_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
   (void)ud; (void)osize;
   if (nsize == 0) { free(ptr); return NULL; }
-  return realloc(ptr, nsize);
+  return ptr == NULL ? malloc(nsize) : realloc(ptr, nsize);   /* glibc's realloc(NULL) costs a call more */
 }
 
 static sp_alloc_fn hook = default_alloc;

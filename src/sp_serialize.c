@@ -84,22 +84,28 @@ static sp_code begin(sp_entry *e, const sp_options *opt, sp_entry_kind kind) {
   return e->w.err.code;              /* a cancel flag set already stops the hub */
 }
 
+/* A to_array writer: over the thread's scratch, or a sequence when the
+** scratch is held (a nested call) or could not be had (then the sticky
+** SP_E_NOMEM). *s is the scratch it holds, or NULL. */
+static sp_scratch_status init_on_scratch(sp_writer *w, const sp_options *opt, sp_scratch **s) {
+  sp_scratch_status st = sp_scratch_acquire(
+      opt->scratch_size ? opt->scratch_size : SP_SCRATCH_DEFAULT, opt->legacy_nested_scratch, s);
+  if (*s != NULL) {
+    sp_writer_init_array(w, (*s)->data, (*s)->size, opt->seq_pool);
+    w->scratch = *s;
+  } else {
+    sp_writer_init_sequence(w, opt->seq_pool);
+  }
+  if (st == SP_SCRATCH_NOMEM)
+    sp_writer_fail(w, SP_E_NOMEM, "no memory for the thread's scratch", "sp_entry_begin_array");
+  return st;
+}
+
 sp_code sp_entry_begin_array(sp_entry *e, const sp_options *opt) {
   sp_scratch *s;
   sp_scratch_status st;
-  sp_writer *out;
   if (opt == NULL) opt = &default_options;
-  out = prepare(e, opt);
-  st = sp_scratch_acquire(opt->scratch_size ? opt->scratch_size : SP_SCRATCH_DEFAULT,
-                          opt->legacy_nested_scratch, &s);
-  if (s != NULL) {
-    sp_writer_init_array(out, s->data, s->size, opt->seq_pool);
-    out->scratch = s;
-  } else {
-    sp_writer_init_sequence(out, opt->seq_pool);
-  }
-  if (st == SP_SCRATCH_NOMEM)
-    sp_writer_fail(out, SP_E_NOMEM, "no memory for the thread's scratch", __func__);
+  st = init_on_scratch(prepare(e, opt), opt, &s);
   begin(e, opt, SP_ENTRY_ARRAY);
   if (s != NULL)
     notify(e, SP_NOTE_SCRATCH, st == SP_SCRATCH_NEW, st == SP_SCRATCH_SHARED, s->size, s->data);
@@ -168,31 +174,41 @@ static sp_code length_of(sp_writer *w, size_t *len) {
   return SP_OK;
 }
 
-/* Copies every piece to dst, in order. */
-static void copy_pieces(const sp_entry *e, uint8_t *dst) {
-  for (size_t i = 0, n = sp_entry_pieces(e); i < n; i++) {
-    size_t k;
-    const uint8_t *p = sp_entry_piece(e, i, &k);
-    if (k > 0) memcpy(dst, p, k);
+/* Copies the message a committed scratch or sequence writer holds to dst,
+** in order. */
+static void copy_written(const sp_writer *w, uint8_t *dst) {
+  if (w->mode == SP_MODE_SCRATCH) {                 /* the usual case */
+    memcpy(dst, w->base, (size_t)(w->cur - w->base));
+    return;
+  }
+  for (size_t i = 0; w->seq != NULL && i < w->seq->nsegs; i++) {
+    size_t k = w->seq->segs[i].used;
+    if (k > 0) memcpy(dst, w->seq->segs[i].data, k);
     dst += k;
   }
 }
 
+/* The message of a committed scratch or sequence writer, in one exact-size
+** array *out owns (empty when there are no bytes or on an error). */
+static sp_code copy_out(sp_writer *w, sp_bytes *out) {
+  size_t len;
+  if (length_of(w, &len) != SP_OK || len == 0) return w->err.code;
+  if ((out->data = sp_malloc(len)) == NULL)
+    return sp_writer_fail(w, SP_E_NOMEM, "no memory for the result", "sp_entry_copy");
+  out->len = len;
+  copy_written(w, out->data);
+  return SP_OK;
+}
+
 sp_code sp_entry_copy(sp_entry *e, sp_bytes *out) {
   sp_writer *w = output_of(e);
-  size_t len;
   out->data = NULL;
   out->len = 0;
-  if (length_of(w, &len) != SP_OK || len == 0) return w->err.code;
-  if (w->mode == SP_MODE_OUTPUT)
+  if (w->err.code == SP_OK && w->mode == SP_MODE_OUTPUT)
     return sp_writer_fail(w, SP_E_INVALID_ARGUMENT, "a to_output entry has no bytes of its own", __func__);
-  if ((out->data = sp_malloc(len)) == NULL)
-    return sp_writer_fail(w, SP_E_NOMEM, "no memory for the result", __func__);
-  out->len = len;
-  if (w->mode == SP_MODE_SCRATCH) memcpy(out->data, w->base, len);   /* the usual case */
-  else copy_pieces(e, out->data);
-  notify(e, SP_NOTE_COPY_OUT, 0, 0, len, out->data);
-  return SP_OK;
+  if (copy_out(w, out) == SP_OK && out->data != NULL)
+    notify(e, SP_NOTE_COPY_OUT, 0, 0, out->len, out->data);
+  return w->err.code;
 }
 
 /* The one used piece, or NULL when there are several. */
@@ -221,7 +237,7 @@ sp_code sp_entry_view(sp_entry *e, const uint8_t **data, size_t *len) {
       return sp_writer_fail(w, SP_E_NOMEM, "no memory for a contiguous view", __func__);
     }
     e->flat_len = *len;
-    copy_pieces(e, e->flat);
+    copy_written(output_of(e), e->flat);
   }
   *data = e->flat;
   return SP_OK;
@@ -260,15 +276,42 @@ sp_code sp_entry_end(sp_entry *e, sp_error *err) {
 
 /* ---- the entries in one call ---------------------------------------------- */
 
-sp_code sp_to_array(sp_format_fn fn, const void *value, const sp_options *opt,
-                    sp_bytes *out, sp_error *err) {
+/* The usual to_array -- no compression, no observer -- is the lifecycle
+** with nothing in it to tell: one writer over the scratch, the hub, the
+** commit, one exact-size copy, the writer let go. For a 16-byte message the
+** entry's set-up was half the call (36 ns of which 11 encode and 8 are the
+** result's malloc and free). */
+static sp_code to_array_plain(sp_format_fn fn, const void *value, const sp_options *opt,
+                              sp_bytes *out, sp_error *err) {
+  sp_writer w;
+  sp_scratch *s;
+  init_on_scratch(&w, opt, &s);
+  w.cancel = opt->cancel;
+  if (hub(&w, fn, value) == SP_OK && sp_writer_flush(&w) == SP_OK) copy_out(&w, out);
+  sp_writer_release(&w);
+  report(&w, err);
+  return w.err.code;
+}
+
+/* Compressing or observed: the whole lifecycle. */
+__attribute__((noinline)) static sp_code to_array_entry(sp_format_fn fn, const void *value,
+                                                        const sp_options *opt, sp_bytes *out,
+                                                        sp_error *err) {
   sp_entry e;
-  out->data = NULL;
-  out->len = 0;
-  if (sp_entry_begin_array(&e, opt) == SP_OK && sp_serialize(&e.w, fn, value) == SP_OK &&
+  if (sp_entry_begin_array(&e, opt) == SP_OK && hub(&e.w, fn, value) == SP_OK &&
       sp_entry_finish(&e) == SP_OK)
     sp_entry_copy(&e, out);
   return sp_entry_end(&e, err);
+}
+
+sp_code sp_to_array(sp_format_fn fn, const void *value, const sp_options *opt,
+                    sp_bytes *out, sp_error *err) {
+  out->data = NULL;
+  out->len = 0;
+  if (opt == NULL) return to_array_plain(fn, value, &default_options, out, err);
+  if (opt->compression == SP_COMPRESSION_NONE && opt->observer == NULL)
+    return to_array_plain(fn, value, opt, out, err);
+  return to_array_entry(fn, value, opt, out, err);
 }
 
 /* The usual to_output -- no compression, no observer -- is the lifecycle

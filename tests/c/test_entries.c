@@ -445,6 +445,81 @@ static void entry_pieces_are_the_message_in_order(void) {
   pools_close();
 }
 
+/* ---- the plain to_array and the whole lifecycle ---------------------------- */
+
+/* An observer that only counts its notes: with one, to_array runs the whole
+** entry lifecycle; without, its plain path. Both must give the same. */
+static int notes_seen;
+
+static void count_note(sp_observer *o, sp_writer *w, const sp_note *n) {
+  (void)o; (void)w; (void)n;
+  notes_seen++;
+}
+
+static uint8_t *hold_nothing(sp_observer *o, sp_writer *w, size_t n) {
+  (void)o; (void)w; (void)n;
+  return NULL;
+}
+
+static void no_span_note(sp_observer *o, sp_writer *w, size_t n) { (void)o; (void)w; (void)n; }
+
+static size_t span_room(sp_observer *o, const sp_writer *w) {
+  (void)o;
+  return (size_t)(w->end - w->cur);
+}
+
+static const sp_observer_hooks counting = {count_note, hold_nothing, no_span_note, span_room};
+
+static int nil_then_fail(sp_writer *w, const void *v) {
+  (void)v;
+  sp_write_nil(w);
+  return 7;
+}
+
+/* One call both ways: the same code, inner code and bytes. */
+static void check_plain_as_observed(sp_format_fn fn, const void *v, const sp_options *base,
+                                    int line) {
+  sp_observer counter = {&counting};
+  sp_options plain = *base, observed = *base;
+  sp_bytes a, b;
+  sp_error ea, eb;
+  sp_code ca, cb;
+  observed.observer = &counter;
+  notes_seen = 0;
+  ca = sp_to_array(fn, v, &plain, &a, &ea);
+  CHECK(notes_seen == 0);
+  cb = sp_to_array(fn, v, &observed, &b, &eb);
+  CHECK(notes_seen > 0);
+  if (!CHECK(ca == cb && ea.inner == eb.inner && a.len == b.len))
+    fprintf(stderr, "      case at line %d: codes %d / %d, lengths %zu / %zu\n", line, ca, cb, a.len, b.len);
+  else if (a.len > 0)
+    CHECK_BYTES(a.data, a.len, b.data, b.len);
+  sp_bytes_free(&a);
+  sp_bytes_free(&b);
+}
+
+static void to_array_gives_the_same_with_or_without_the_whole_lifecycle(void) {
+  static uint8_t big[100000];
+  sp_value items[2], small = small_arr(items), bin = sp_bin(big, sizeof big);
+  sp_options none = {0}, legacy = {0}, tiny = {0}, cancelled = {0};
+  atomic_int stop = 1;
+  outer o;
+  for (size_t i = 0; i < sizeof big; i++) big[i] = (uint8_t)(i * 7);
+  legacy.legacy_nested_scratch = 1;
+  tiny.scratch_size = 8;
+  cancelled.cancel = &stop;
+  check_plain_as_observed(sp_format_value, &small, &none, __LINE__);
+  check_plain_as_observed(sp_format_value, &bin, &none, __LINE__);         /* migrates */
+  check_plain_as_observed(sp_format_value, &small, &tiny, __LINE__);       /* migrates at 8 */
+  check_plain_as_observed(nil_then_fail, NULL, &none, __LINE__);           /* CALLBACK, inner 7 */
+  check_plain_as_observed(sp_format_value, &small, &cancelled, __LINE__);  /* CANCELLED */
+  outer_init(&o, "AAAAAAAAAA", 10, NULL);
+  check_plain_as_observed(sp_format_value, &o.root, &none, __LINE__);      /* nested, safe */
+  outer_init(&o, "AAAAAAAAAA", 10, &legacy);
+  check_plain_as_observed(sp_format_value, &o.root, &legacy, __LINE__);    /* nested, overwritten */
+  sp_shutdown();
+}
+
 int main(void) {
   SP_RUN(to_array_small_allocates_only_the_result_after_warmup);
   SP_RUN(to_output_and_to_stream_allocate_nothing_after_warmup);
@@ -462,6 +537,7 @@ int main(void) {
   SP_RUN(to_stream_hands_each_segment_over_as_it_fills);
   SP_RUN(entry_view_is_one_piece_without_a_copy_when_it_can_be);
   SP_RUN(entry_pieces_are_the_message_in_order);
+  SP_RUN(to_array_gives_the_same_with_or_without_the_whole_lifecycle);
   sp_shutdown();
   return sp_test_summary();
 }
