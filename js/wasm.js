@@ -60,17 +60,21 @@ const browserFiles = {
 
 // The package's two builds (dist/, shipped by npm pack), each named by a
 // literal import() and `new URL('../dist/…', import.meta.url)`, the forms
-// bundlers follow (Vite copies the .wasm and rewrites its URL). esbuild
+// bundlers follow (Vite and webpack copy the .wasm and rewrite its URL;
+// webpack also sets import.meta.url to the file's path at build). esbuild
 // follows the import() but leaves the URL as written, relative to the
 // bundle; there this file no longer ends in js/wasm.js, and the .wasm is
 // looked for beside the bundle instead (the esbuild recipe copies dist/'s
 // files there). The pthread worker is Emscripten's own concern: it starts
 // it from `new URL('scratchpack.worker.js', import.meta.url)` in its module
-// (Vite bundles that worker; without a bundler, or with esbuild, it is the
-// file beside the module), and the worker imports ./scratchpack.mjs.
-const bundledAsIs = !/\/js\/wasm\.js$/.test(new URL(import.meta.url).pathname);
+// (Vite and webpack bundle that worker; without a bundler, or with esbuild,
+// it is the file beside the module), and the worker imports ./scratchpack.mjs.
+// webpack follows every `new URL(x, import.meta.url)` and warns when x is
+// not a literal, so the one with a variable name goes through `here`.
+const here = import.meta.url;
+const bundledAsIs = !/\/js\/wasm\.js$/.test(new URL(here).pathname);
 function located(url, name) {
-  return bundledAsIs && url.pathname.endsWith(`/dist/${name}`) ? new URL(name, import.meta.url) : url;
+  return bundledAsIs && url.pathname.endsWith(`/dist/${name}`) ? new URL(name, here) : url;
 }
 const packaged = {
   threads: {

@@ -1,27 +1,28 @@
 // The package bundled for the browser as its users do (README "Bundlers"):
 // tests/browser/bundlers/ (a page importing 'scratchpack' by name) built
-// with Vite and with esbuild, and served by Vite's dev server, then run in
-// chromium -- without cross-origin isolation on the single-threaded build,
-// and isolated with a pthread (threads: 1). Neither bundle may hold a node: import or the Node file
-// reader, and a file the page cannot load (404) makes createScratchpack
-// reject naming it.
+// with Vite, esbuild and webpack 5, and served by Vite's dev server, then
+// run in chromium -- without cross-origin isolation on the single-threaded
+// build, and isolated with a pthread (threads: 1). No bundle may hold a
+// node: import or the Node file reader, and a file the page cannot load
+// (404) makes createScratchpack reject naming it.
 import assert from 'node:assert/strict';
-import { copyFileSync, cpSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { copyFileSync, cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { extname, join, resolve, sep } from 'node:path';
 import { after, before, test } from 'node:test';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { build as esbuild } from 'esbuild';
-import { createServer as viteServer, build as vite } from 'vite';
+import { createLogger, createServer as viteServer, build as vite } from 'vite';
+import webpack from 'webpack';
 
 import { startBrowser } from './harness.mjs';
 
 const root = resolve(fileURLToPath(new URL('../..', import.meta.url)));
 const work = mkdtempSync(join(tmpdir(), 'scratchpack-bundlers-'));
 const project = join(work, 'project');                 // the user's project: the fixture, and the package installed
-const out = { vite: join(work, 'vite'), esbuild: join(work, 'esbuild') };
+const out = { vite: join(work, 'vite'), esbuild: join(work, 'esbuild'), webpack: join(work, 'webpack') };
 const types = { '.js': 'text/javascript', '.mjs': 'text/javascript', '.wasm': 'application/wasm', '.html': 'text/html' };
 // What the esbuild recipe copies beside the bundle (README "Bundlers").
 const esbuildCopies = ['scratchpack.mjs', 'scratchpack.wasm', 'scratchpack.worker.js', 'scratchpack-st.wasm'];
@@ -29,18 +30,42 @@ const esbuildCopies = ['scratchpack.mjs', 'scratchpack.wasm', 'scratchpack.worke
 let browser;
 const servers = [];
 let esbuildInputs = [];
+const viteWarnings = [];
+let packed;   // webpack's build: { files (every file it read), warnings ('module: first line'), assets }
+
+// The README's webpack recipe (bundlers/webpack.config.mjs) built with
+// webpack's Node API into out.webpack, beside the page as
+// html-webpack-plugin would write it: a classic script, main.js.
+async function webpackBuild() {
+  const { default: config } = await import(pathToFileURL(join(project, 'webpack.config.mjs')));
+  const stats = await new Promise((ok, fail) => {
+    const compiler = webpack({ ...config, context: project, output: { ...config.output, path: out.webpack } });
+    compiler.run((err, st) => compiler.close(() => (err ? fail(err) : ok(st))));
+  });
+  const { warnings, errors, assets } = stats.toJson({ all: false, warnings: true, errors: true, assets: true });
+  const said = (list) => list.map((w) => `${w.moduleName ?? ''}: ${w.message.split('\n')[0]}`);
+  if (errors.length) throw new Error(`webpack failed:\n${said(errors).join('\n')}`);
+  const html = readFileSync(join(project, 'index.html'), 'utf8');
+  const page = html.replace('<script type="module" src="./app.js">', '<script defer src="./main.js">');
+  assert.notEqual(page, html, 'the fixture page no longer names ./app.js');
+  writeFileSync(join(out.webpack, 'index.html'), page);
+  return { files: [...stats.compilation.fileDependencies], warnings: said(warnings), assets };
+}
 
 before(async () => {
   cpSync(join(root, 'tests/browser/bundlers'), project, { recursive: true });
   const installed = join(project, 'node_modules/scratchpack');   // what npm install puts there
   for (const f of ['package.json', 'js', 'dist']) cpSync(join(root, f), join(installed, f), { recursive: true });
-  await vite({ root: project, configFile: join(project, 'vite.config.mjs'), logLevel: 'error',
+  const logger = createLogger('warn');
+  logger.warn = (msg) => viteWarnings.push(msg);
+  await vite({ root: project, configFile: join(project, 'vite.config.mjs'), logLevel: 'warn', customLogger: logger,
     build: { outDir: out.vite, emptyOutDir: true } });
   const r = await esbuild({ entryPoints: [join(project, 'app.js')], bundle: true, format: 'esm', platform: 'browser',
     outdir: out.esbuild, absWorkingDir: project, metafile: true, logLevel: 'silent' });
   esbuildInputs = Object.keys(r.metafile.inputs);
   copyFileSync(join(project, 'index.html'), join(out.esbuild, 'index.html'));
   for (const f of esbuildCopies) copyFileSync(join(installed, 'dist', f), join(out.esbuild, f));
+  packed = await webpackBuild();
   browser = await startBrowser();
 });
 after(async () => {
@@ -81,11 +106,12 @@ async function open(bundler, { isolated, threads = 0, hide, url }) {
   return { result, errors };
 }
 
-const scripts = (dir) => readdirSync(dir, { recursive: true }).filter((f) => /\.m?js$/.test(f)).map((f) => readFileSync(join(dir, f), 'utf8'));
+const scriptNames = (dir) => readdirSync(dir, { recursive: true }).filter((f) => /\.m?js$/.test(f));
+const scripts = (dir) => scriptNames(dir).map((f) => readFileSync(join(dir, f), 'utf8'));
 const nodeImport = /\bimport\s*\(\s*["'`]node:|\bfrom\s*["'`]node:/;
 
-test('neither bundle holds a node: import or the Node file reader', () => {
-  for (const bundler of ['vite', 'esbuild']) {
+test('no bundle holds a node: import or the Node file reader', () => {
+  for (const bundler of ['vite', 'esbuild', 'webpack']) {
     const js = scripts(out[bundler]);
     assert.ok(js.length > 0, bundler);
     for (const s of js) assert.doesNotMatch(s, nodeImport, bundler);
@@ -93,13 +119,34 @@ test('neither bundle holds a node: import or the Node file reader', () => {
   }
   assert.ok(esbuildInputs.some((f) => f.endsWith('js/wasm.js')), esbuildInputs.join(' '));
   assert.ok(!esbuildInputs.some((f) => /js\/(files-node|node)\.js$/.test(f)), esbuildInputs.join(' '));
+  assert.ok(packed.files.some((f) => f.endsWith(`${sep}js${sep}wasm.js`)), packed.files.join(' '));
+  assert.ok(!packed.files.some((f) => /[/\\]js[/\\](files-node|node)\.js$/.test(f)), packed.files.join(' '));
+});
+
+// The worker's Node branch require()s worker_threads and fs; dist/'s
+// package.json maps them to nothing for browsers ("browser"), so Vite
+// need not externalize them (and say so).
+test('vite: the build warns of nothing', () => {
+  assert.deepEqual(viteWarnings, []);
+});
+
+// webpack builds the package (an error fails the build above) with no
+// warning about its own modules (js/); what it says about Emscripten's
+// pthread worker (its Node branch's require, its import() of a URL it is
+// handed) and the chunk cycle the worker makes (its module starts the
+// worker) is in the README.
+test('webpack: only the warnings the README names', () => {
+  for (const w of packed.warnings) {
+    assert.match(w, /^(\.\/node_modules\/scratchpack\/dist\/scratchpack\.worker\.js: Critical dependency|: Circular dependency between chunks)/,
+      packed.warnings.join('\n'));
+  }
 });
 
 const expected = (threaded) => ({
   isolated: threaded, threaded, back: { hello: 'bundled', n: [1, 2.5, -3], t: [7, 8] }, off: threaded ? 10 : 0,
 });
 
-for (const bundler of ['vite', 'esbuild']) {
+for (const bundler of ['vite', 'esbuild', 'webpack']) {
   test(`${bundler}: without isolation the page runs the single-threaded build`, async () => {
     const { result, errors } = await open(bundler, { isolated: false });
     assert.deepEqual(result, expected(false));
@@ -143,4 +190,22 @@ test('vite: a .wasm the page cannot load (404) rejects, naming its URL', async (
   const wasm = readdirSync(join(out.vite, 'assets')).find((f) => /^scratchpack-st-.*\.wasm$/.test(f));
   const { result } = await open('vite', { isolated: false, hide: [wasm] });
   assert.match(result.error ?? '', new RegExp(`^INTERNAL: scratchpack could not load http://127\\.0\\.0\\.1:\\d+/assets/${wasm} \\(HTTP 404\\)`));
+});
+
+// webpack names the .wasm by its hash and the worker by its chunk id.
+const packedAsset = (from) => packed.assets.find((a) => a.info.sourceFilename === `node_modules/scratchpack/dist/${from}`).name;
+
+test('webpack: a .wasm the page cannot load (404) rejects, naming its URL', async () => {
+  const wasm = packedAsset('scratchpack-st.wasm');
+  const { result } = await open('webpack', { isolated: false, hide: [wasm] });
+  assert.match(result.error ?? '', new RegExp(`^INTERNAL: scratchpack could not load http://127\\.0\\.0\\.1:\\d+/${wasm} \\(HTTP 404\\)`));
+});
+
+// The worker chunk's URL is webpack's (no file of the package's name), so
+// the rejection says which part failed rather than the URL.
+test('webpack: a pthread worker chunk the page cannot load (404) rejects instead of waiting forever', async () => {
+  const worker = scriptNames(out.webpack)
+    .find((f) => readFileSync(join(out.webpack, f), 'utf8').includes('worker.js received unknown command'));
+  const { result } = await open('webpack', { isolated: true, threads: 1, hide: [worker] });
+  assert.match(result.error ?? '', /^INTERNAL: scratchpack could not load the pthread worker \(it failed to start\)/);
 });
