@@ -17,7 +17,7 @@ import { ScratchpackError, codeFromC, codes, finishEncodeError } from './errors.
 import { extensionTable } from './ext.js';
 import { Lease } from './lease.js';
 import { LZ4_BAD_OFFSET, LZ4_TOO_LONG, LZ4_TRUNCATED } from './lz4.js';
-import { Heap, HeapSink, TargetSink, U32_MAX, checkSpanLayout } from './sinks.js';
+import { Heap, HeapSink, ScratchSink, TargetSink, U32_MAX, checkSpanLayout } from './sinks.js';
 import { openWritable } from './stream.js';
 import { Tasks } from './tasks.js';
 import { KIND, kindOfCtor, numericKind } from './typed.js';
@@ -53,6 +53,9 @@ export const POOL_LIMITS = Object.freeze({
 export const DEFAULT_CACHE_LIMIT = 4 * MiB;
 // The wasm32 limit (the builds' MAXIMUM_MEMORY less one page); the module reports the same.
 const MEMORY_MAX = 2 ** 32 - 65536;
+// encode()'s JS scratch (ScratchSink), at most: a message that fits calls
+// no C; a bigger one is moved once into C's scratch and goes on there.
+const JS_SCRATCH = 16 * 1024;
 
 const bad = (what) => new ScratchpackError(codes.INVALID_ARGUMENT, what);
 
@@ -176,6 +179,8 @@ export class Scratchpack {
     this._maxDepth = this._decode.maxDepth;
     this._sinks = [];
     this._targets = [];
+    this._scratches = [];                 // encode()'s JS scratches, one per nesting level
+    this._bigLast = false;                // the last encode() did not fit the JS scratch
     this._leases = 0;
     this._leaseBytes = 0;
     this._fresh = null;                   // the newest lease, watched from the next call on
@@ -229,12 +234,38 @@ export class Scratchpack {
    */
   encode(value) {
     this._open();
+    // Compressing, with no scratch, or right after a message too big for
+    // the JS scratch (the next is likely as big: it would be moved again):
+    // straight into C.
+    if (this._compression !== 0 || this._scratchSize === 0 || this._bigLast) return this._encodeInC(value);
+    if (this._fresh !== null) this._watchFresh();
+    const s = this._scratches.pop() || new ScratchSink(Math.min(this._scratchSize, JS_SCRATCH),
+      () => this._takeSink());
+    this._depth++;
+    try {
+      s.begin(this._scratchSize);
+      encodeWith(s, value, this._maxDepth, this._ext);
+      this._bigLast = s.hs !== null;
+      return s.copyOut();
+    } catch (e) {
+      throw this._fail(e);
+    } finally {
+      this._depth--;
+      s.done(this._sinks);
+      this._scratches.push(s);
+    }
+  }
+
+  // encode() straight through a C entry (see encode).
+  _encodeInC(value) {
     const s = this._takeSink();
     this._depth++;
     try {
       s.beginArray(this._scratchSize, this._compression);
       encodeWith(s, value, this._maxDepth, this._ext);
-      return s.copyOut();
+      const out = s.copyOut();
+      this._bigLast = out.length > JS_SCRATCH;
+      return out;
     } catch (e) {
       throw this._fail(e);
     } finally {

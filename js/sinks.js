@@ -1,9 +1,11 @@
 // sinks.js -- where the writer's spans come from.
 // Owns: the heap sink (spans of the C writer in linear memory: the thread's
-// scratch, pooled sequence segments; the slow path and bulk arrays go to C)
-// and the target sink (the caller's Uint8Array, with a spill area so that
-// only a message that really does not fit is refused). Must not touch:
-// formats (writer.js) or what the entries do with the result.
+// scratch, pooled sequence segments; the slow path and bulk arrays go to C),
+// the target sink (the caller's Uint8Array, with a spill area so that only a
+// message that really does not fit is refused) and the scratch sink
+// (encode()'s small JS scratch that migrates into a heap sink when it
+// overflows). Must not touch: formats (writer.js) or what the entries do
+// with the result.
 
 import { EncodeFailure, ScratchpackError, codes, codeFromC } from './errors.js';
 
@@ -547,5 +549,111 @@ export class TargetSink {
   ** next call with the same array. */
   clear() {
     this.u8 = this.dv = null;
+  }
+}
+
+/**
+ * encode()'s span: a JS array the instance reuses (one per nesting level),
+ * as C's thread scratch is one level down, so a message that fits costs no
+ * call into C at all. The first reservation it cannot give moves the bytes
+ * written so far, once, into a C entry (a heap sink's scratch, migrating in
+ * turn to pooled segments) and the walk goes on there: C's one-way
+ * migration, in JS. Typed arrays migrate at once (C writes them).
+ */
+export class ScratchSink {
+  constructor(size, takeHeapSink) {
+    this.buf = new Uint8Array(size);
+    this.bufDv = null;
+    this.take = takeHeapSink;      // () => a HeapSink, the entry's own
+    this.hs = null;                // the heap sink after migration
+    this.scratchSize = 0;
+    this.fixed = false;
+    this.whole = true;
+    this.u8 = null;
+    this.dv = null;
+    this.pos = 0;
+    this.end = 0;
+  }
+
+  begin(scratchSize) {
+    this.scratchSize = scratchSize;
+    this.hs = null;
+    this.u8 = this.buf;
+    this.dv = this.bufDv;
+    this.pos = 0;
+    this.end = this.buf.length;
+  }
+
+  view() {
+    if (this.hs !== null) return (this.dv = this.hs.view());
+    if (this.bufDv === null) this.bufDv = new DataView(this.buf.buffer);
+    return (this.dv = this.bufDv);
+  }
+
+  // Into C: a to_array entry, the bytes written so far copied to its span.
+  migrate() {
+    const hs = this.take();
+    this.hs = hs;                  // from here on, release() ends the entry
+    hs.beginArray(this.scratchSize, 0);
+    const buf = this.buf, n = this.pos;
+    for (let at = 0; at < n;) {
+      if (hs.pos >= hs.end) hs.more(Math.min(n - at, 64 * 1024));
+      const k = Math.min(n - at, hs.end - hs.pos);
+      hs.u8.set(buf.subarray(at, at + k), hs.pos);
+      hs.pos += k;
+      at += k;
+    }
+    this.pull();
+  }
+
+  // The heap sink's span as ours (after a call on it).
+  pull() {
+    const hs = this.hs;
+    this.u8 = hs.u8; this.dv = hs.dv; this.pos = hs.pos; this.end = hs.end;
+  }
+
+  more(n) {
+    if (this.hs === null) this.migrate();
+    else this.hs.pos = this.pos;
+    if (this.hs.end - this.hs.pos < n) this.hs.more(n);
+    this.pull();
+  }
+
+  array(kind, view) {
+    if (this.hs === null) this.migrate();
+    else this.hs.pos = this.pos;
+    const bytes = this.hs.array(kind, view);
+    this.pull();
+    return bytes;
+  }
+
+  sync() {
+    if (this.hs === null) return;
+    this.hs.sync();
+    this.u8 = this.hs.u8; this.dv = this.hs.dv;
+  }
+
+  /** The message as a new Uint8Array of exactly its size. */
+  copyOut() {
+    if (this.hs !== null) {
+      this.hs.pos = this.pos;
+      return this.hs.copyOut();
+    }
+    const n = this.pos, buf = this.buf;
+    if (n > 48) return buf.slice(0, n);
+    const out = new Uint8Array(n);      // short: a loop beats slice()
+    for (let i = 0; i < n; i++) out[i] = buf[i];
+    return out;
+  }
+
+  /** Ends the call: the heap sink, if one was taken, is released and put in pool. */
+  done(pool) {
+    const hs = this.hs;
+    this.hs = null;
+    this.u8 = this.dv = null;
+    if (hs !== null) {
+      hs.release();
+      pool.push(hs);
+    }
   }
 }
