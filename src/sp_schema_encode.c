@@ -93,7 +93,7 @@ static uint8_t *put_struct(sp_writer *w, const sp_resolved *rs, const uint8_t *o
     if (rs->int_keys && rs->slot[i] < 0) { *p++ = 0xc0; continue; }
     rf = &rs->fields[rs->int_keys ? (uint32_t)rs->slot[i] : i];
     memcpy(p, rs->keys + rf->key_off, rf->key_len);   /* key_len is 0 for integer keys */
-    if ((p = put_field(w, rf, obj + rf->f->offset, p + rf->key_len)) == NULL) {
+    if ((p = put_field(w, rf, obj + rf->offset, p + rf->key_len)) == NULL) {
       sp_schema_path(&w->err, rf);
       return NULL;
     }
@@ -208,8 +208,71 @@ static int write_field(sp_writer *w, const sp_rfield *rf, const uint8_t *src, un
   return write_elems(w, rf, a->ptr, a->count, depth);
 }
 
+/* ---- the inline loop: the common field kinds at a local cursor ------------------ */
+
+/* The inline loop writes a field in place when the span has room for its
+** worst case (rf->need, plus a str/bin body); the key token goes as one
+** SP_KEY_INLINE-byte copy whose tail the next write overwrites. Anything
+** else -- a field kind it does not take, a span too short, a value that
+** may fail (a NULL array with elements, a length past 2^32-1) -- goes to
+** the general path for that one field, which writes the same bytes (the
+** same sp_put_* forms) and reports any error exactly as before. The loop
+** never fails by itself, so only the general path sets errors. */
+
+static uint8_t *put_key(uint8_t *p, const sp_resolved *rs, const sp_rfield *rf) {
+  if (SP_LIKELY(rf->key_len <= SP_KEY_INLINE)) memcpy(p, rf->kw, SP_KEY_INLINE);
+  else memcpy(p, rs->keys + rf->key_off, rf->key_len);
+  return p + rf->key_len;
+}
+
+/* A str or bin (op) header and body; the room is checked by the caller. */
+static inline uint8_t *put_bytes(uint8_t *p, uint8_t op, const void *data, size_t len) {
+  if (SP_LIKELY(op == SP_F_STR)) p += sp_put_str_header(p, (uint32_t)len);
+  else if (len <= 0xff) { p[0] = 0xc4; p[1] = (uint8_t)len; p += 2; }
+  else if (len <= 0xffff) { p[0] = 0xc5; sp_store16(p + 1, (uint16_t)len); p += 3; }
+  else { p[0] = 0xc6; sp_store32(p + 1, (uint32_t)len); p += 5; }
+  sp_copy(p, data, len);
+  return p + len;
+}
+
+/* Whether a str/bin body of len bytes fits after 'need' bytes of 'room'. */
+static inline int body_fits(size_t room, size_t need, size_t len) {
+  return room - need >= len && (uint64_t)len <= 0xffffffffu;
+}
+
+/* The elements of a str array (its header written), each in place while it
+** fits, else through the writer. The cancel flag is checked before each
+** element, as the general path does. Returns the cursor, NULL on error
+** (w->cur synced, the element's index in the path). */
+static inline uint8_t *put_strs(sp_writer *w, const sp_str_field *e, size_t n, uint8_t *p) {
+  const atomic_int *cancel = w->cancel;
+  uint8_t *end = w->end;
+  for (size_t i = 0; i < n; i++, e++) {
+    if (cancel && atomic_load_explicit(cancel, memory_order_relaxed)) {
+      w->cur = p;
+      sp_writer_stopped(w);
+      return NULL;
+    }
+    if (SP_LIKELY(e->ptr != NULL && body_fits((size_t)(end - p), 5, e->len))) {
+      p = put_bytes(p, SP_F_STR, e->ptr, e->len);
+      continue;
+    }
+    w->cur = p;
+    write_str(w, e);
+    if (w->err.code != SP_OK) {
+      sp_error_path_index(&w->err, i);
+      return NULL;
+    }
+    p = w->cur;
+    end = w->end;
+  }
+  return p;
+}
+
 /* Header, then each field (after its pre-encoded key), nil in the gaps. */
 static int encode_struct(sp_writer *w, const sp_resolved *rs, const uint8_t *obj, unsigned depth) {
+  uint32_t n = rs->int_keys ? rs->nslots : rs->nfields;
+  uint8_t *p;
   if (depth > SP_DEPTH_DEFAULT) {
     sp_writer_fail(w, SP_E_DEPTH_LIMIT, "structs nest deeper than 500 (a cycle?)", __func__);
     return 0;
@@ -217,14 +280,66 @@ static int encode_struct(sp_writer *w, const sp_resolved *rs, const uint8_t *obj
   if (sp_writer_stopped(w)) return 0;
   if (rs->fixed_size && rs->fixed_size <= SP_SCHEMA_ONE_SPAN)
     return encode_fixed(w, rs, obj, (size_t)rs->fixed_size);
-  sp_write_raw(w, rs->header, rs->header_len);
-  for (uint32_t i = 0; i < (rs->int_keys ? rs->nslots : rs->nfields); i++) {
-    const sp_rfield *rf;
-    if (rs->int_keys && rs->slot[i] < 0) { sp_write_nil(w); continue; }
-    rf = &rs->fields[rs->int_keys ? (uint32_t)rs->slot[i] : i];
-    if (rf->key_len) sp_write_raw(w, rs->keys + rf->key_off, rf->key_len);
-    if (!write_field(w, rf, obj + rf->f->offset, depth)) return sp_schema_path(&w->err, rf);
+  p = w->cur;
+  if (SP_LIKELY((size_t)(w->end - p) >= sizeof rs->header)) {   /* the padded header as one word */
+    memcpy(p, rs->header, sizeof rs->header);
+    p += rs->header_len;
+  } else {
+    sp_write_raw(w, rs->header, rs->header_len);
+    p = w->cur;
   }
+  for (uint32_t i = 0; i < n; i++) {
+    const sp_rfield *rf;
+    const uint8_t *src;
+    uint8_t *q;
+    size_t room = (size_t)(w->end - p);
+    if (rs->int_keys && rs->slot[i] < 0) {
+      if (SP_LIKELY(room > 0)) { *p++ = 0xc0; continue; }
+      w->cur = p;
+      sp_write_nil(w);
+      p = w->cur;
+      continue;
+    }
+    rf = &rs->fields[rs->int_keys ? (uint32_t)rs->slot[i] : i];
+    src = obj + rf->offset;
+    if (room >= rf->need) {
+      switch (rf->op) {
+        case SP_F_I8: p = put_key(p, rs, rf); p += sp_put_int(p, LOAD(int8_t, src)); continue;
+        case SP_F_I16: p = put_key(p, rs, rf); p += sp_put_int(p, LOAD(int16_t, src)); continue;
+        case SP_F_I32: p = put_key(p, rs, rf); p += sp_put_int(p, LOAD(int32_t, src)); continue;
+        case SP_F_I64: p = put_key(p, rs, rf); p += sp_put_int(p, LOAD(int64_t, src)); continue;
+        case SP_F_U8: p = put_key(p, rs, rf); p += sp_put_uint(p, LOAD(uint8_t, src)); continue;
+        case SP_F_U16: p = put_key(p, rs, rf); p += sp_put_uint(p, LOAD(uint16_t, src)); continue;
+        case SP_F_U32: p = put_key(p, rs, rf); p += sp_put_uint(p, LOAD(uint32_t, src)); continue;
+        case SP_F_U64: p = put_key(p, rs, rf); p += sp_put_uint(p, LOAD(uint64_t, src)); continue;
+        case SP_F_FLOAT: p = put_key(p, rs, rf); p += sp_put_float(p, LOAD(float, src)); continue;
+        case SP_F_DOUBLE: p = put_key(p, rs, rf); p += sp_put_double(p, LOAD(double, src)); continue;
+        case SP_F_BOOL: p = put_key(p, rs, rf); *p++ = LOAD(bool, src) ? 0xc3 : 0xc2; continue;
+        case OP_WIDE: p = put_key(p, rs, rf); p += put_wide_int(p, rf->type, src); continue;
+        case SP_F_STR: case SP_F_BIN: {
+          const sp_str_field *s = (const sp_str_field *)(const void *)src;   /* bin: the same shape */
+          if (s->ptr == NULL) { p = put_key(p, rs, rf); *p++ = 0xc0; continue; }
+          if (!body_fits(room, rf->need, s->len)) break;
+          p = put_bytes(put_key(p, rs, rf), rf->op, s->ptr, s->len);
+          continue;
+        }
+        case OP_STR_ARRAY: {
+          const sp_array_field *a = (const sp_array_field *)(const void *)src;
+          if ((uint64_t)a->count > 0xffffffffu || (a->ptr == NULL && a->count > 0)) break;
+          q = put_key(p, rs, rf);
+          q += sp_put_header(q, (uint32_t)a->count, 0x90, 15, 0xdc);
+          if ((p = put_strs(w, a->ptr, a->count, q)) == NULL) return sp_schema_path(&w->err, rf);
+          continue;
+        }
+        default: break;
+      }
+    }
+    w->cur = p;                                  /* the general path, for this field */
+    if (rf->key_len) sp_write_raw(w, rs->keys + rf->key_off, rf->key_len);
+    if (!write_field(w, rf, src, depth)) return sp_schema_path(&w->err, rf);
+    p = w->cur;
+  }
+  w->cur = p;
   return w->err.code == SP_OK;
 }
 
