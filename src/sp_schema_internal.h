@@ -24,8 +24,9 @@ enum { SHAPE_ONE, SHAPE_INLINE, SHAPE_ARRAY };   /* one value, type m[count], sp
 ** itself), or one of these; anything else goes to the general path. */
 enum {
   OP_GENERAL = 0,
-  OP_WIDE = 0x40,        /* one SP_FIXED_WIDTH integer */
-  OP_STR_ARRAY           /* an sp_array_field of str */
+  OP_WIDE = SP_F_EXT + 1,  /* one SP_FIXED_WIDTH integer */
+  OP_STR_ARRAY,            /* an sp_array_field of str */
+  OP_COUNT
 };
 
 #define SP_KEY_INLINE 16   /* key tokens up to this long are compared and copied as two words */
