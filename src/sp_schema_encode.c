@@ -235,9 +235,9 @@ static inline uint8_t *put_bytes(uint8_t *p, uint8_t op, const void *data, size_
   return p + len;
 }
 
-/* Whether a str/bin body of len bytes fits after 'need' bytes of 'room'. */
+/* Whether 'need' bytes and then a str/bin body of len bytes fit in 'room'. */
 static inline int body_fits(size_t room, size_t need, size_t len) {
-  return room - need >= len && (uint64_t)len <= 0xffffffffu;
+  return room >= need && room - need >= len && (uint64_t)len <= 0xffffffffu;
 }
 
 /* The elements of a str array (its header written), each in place while it
