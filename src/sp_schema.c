@@ -1,7 +1,8 @@
 /*
 ** sp_schema.c -- resolving a schema once, caching it, releasing structs.
 ** Owns: validation of descriptor tables, the resolved block (pre-encoded
-** header and keys, integer-key slots, fixed sizes), its lock-free
+** header and keys, integer-key slots, fixed sizes, each field's op and
+** key words for the inline paths), its lock-free
 ** publication, resolve failures inside an encode or decode (and the field
 ** path every schema error carries), and sp_schema_release. Must not touch: encoding or decoding
 ** of values (sp_schema_encode.c, sp_schema_decode.c) or key matching

@@ -4,7 +4,14 @@
 ** Owns: field decoding, reuse of existing strings, bins and arrays, the
 ** array-form and map-form walks. Must not touch: key matching internals
 ** (sp_schema_keys.c finds the field) or the reader's internals (only its
-** public reads, sp_skip and the depth calls).
+** public reads, sp_skip, the depth calls, and the unread span cur .. end
+** that sp_reader_span hands out, read with the sp_*_at decoders).
+**
+** Inline paths: the expected key as two masked words, the common scalar
+** types and str through the reader's inline reads, a short str borrowed or
+** copied into a block big enough, and an array whose block holds the new
+** length decoded without a resize. Whatever they do not take, they leave
+** untouched for the general step, which does what it always did.
 **
 ** Every step keeps the struct consistent: a block is recorded in its member
 ** (pointer and cap) the moment it is allocated, and the block it replaces

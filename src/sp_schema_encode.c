@@ -2,12 +2,15 @@
 ** sp_schema_encode.c -- writing structs described by schemas, and the
 ** fixed-size fast path.
 ** Owns: the schema formatter, the fixed-width encodings, the to_array fast
-** path. Must not touch: resolution (sp_schema.c) or writer internals (only
-** the public reserve/advance and sp_write_* calls).
+** path, the inline loop. Must not touch: resolution (sp_schema.c) or writer
+** internals (only the public reserve/advance and sp_write_* calls, and the
+** span contract of sp_span: write at cur .. end, then move cur).
 **
-** Two ways to write the same bytes:
+** Three ways to write the same bytes:
 **   put_*    write a fixed-size field or struct straight into memory that
 **            already holds its exact size (no checks per value);
+**   inline   encode_struct's loop: the common field kinds at a local cursor
+**            while the span holds the field's worst case (see below);
 **   write_*  write through the writer, value by value, reserving as they go.
 ** A fixed-size struct (or field) of at most SP_SCHEMA_ONE_SPAN bytes is
 ** reserved once and put; sp_schema_to_array puts a fixed-size struct of
@@ -248,8 +251,8 @@ static inline uint8_t *put_strs(sp_writer *w, const sp_str_field *e, size_t n, u
   const atomic_int *cancel = w->cancel;
   uint8_t *end = w->end;
   for (size_t i = 0; i < n; i++, e++) {
-    if (cancel && atomic_load_explicit(cancel, memory_order_relaxed)) {
-      w->cur = p;
+    if (cancel && atomic_load_explicit(cancel, memory_order_relaxed)) {   /* sp_writer_stopped's */
+      w->cur = p;                                /* test (no error is set here), reported at p */
       sp_writer_stopped(w);
       return NULL;
     }
