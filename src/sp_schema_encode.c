@@ -251,8 +251,10 @@ static inline uint8_t *put_strs(sp_writer *w, const sp_str_field *e, size_t n, u
   const atomic_int *cancel = w->cancel;
   uint8_t *end = w->end;
   for (size_t i = 0; i < n; i++, e++) {
-    if (cancel && atomic_load_explicit(cancel, memory_order_relaxed)) {   /* sp_writer_stopped's */
-      w->cur = p;                                /* test (no error is set here), reported at p */
+    /* sp_writer_stopped's test without its error test (no error is set
+    ** here); it records the cancel at p. */
+    if (cancel && atomic_load_explicit(cancel, memory_order_relaxed)) {
+      w->cur = p;
       sp_writer_stopped(w);
       return NULL;
     }
