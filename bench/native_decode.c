@@ -18,6 +18,9 @@
 ** Trees: scratchpack's sp_value tree (copied or borrowed bodies, a reused
 ** document) against mpack's node tree (a node pool: no allocation) and
 ** msgpack-c's msgpack_unpack_next.
+** Encode of b.records from the same C structs (brec): the schema formatter,
+** the hand-written sp_write_* formatter, CWPack's and mpack's hand-written
+** encoders (their bytes checked equal to ours once) and msgpack-c's packer.
 ** Bulk encode of c.ints from an int32_t[30000] into a reused buffer: the
 ** SIMD and scalar kernels against each peer's int32 writer in a loop.
 **
@@ -644,6 +647,79 @@ static uint64_t run_mp_pack(void *ctx, long iters) {
 
 /* ---- b.records encode from C structs (schema) ----------------------------------- */
 
+#if SP_BENCH_PEERS
+/* The peers' hand-written b.records encoders over the same structs (brec),
+** into the fixed buffer; their bytes are checked against the input's. */
+static size_t cw_brecs(void) {
+  cw_pack_context pc;
+  cw_pack_context_init(&pc, g_peer_buf, PEER_BUF_SIZE, NULL);
+  cw_pack_array_size(&pc, NRECS);
+  for (int k = 0; k < NRECS; k++) {
+    const brec *r = &g_recs[k];
+    const sp_str_field *t = r->tags.ptr;
+    cw_pack_map_size(&pc, 4);
+    cw_pack_str(&pc, "id", 2);
+    cw_pack_signed(&pc, r->id);
+    cw_pack_str(&pc, "name", 4);
+    cw_pack_str(&pc, r->name.ptr, (uint32_t)r->name.len);
+    cw_pack_str(&pc, "score", 5);
+    cw_pack_double(&pc, r->score);
+    cw_pack_str(&pc, "tags", 4);
+    cw_pack_array_size(&pc, (uint32_t)r->tags.count);
+    for (size_t j = 0; j < r->tags.count; j++) cw_pack_str(&pc, t[j].ptr, (uint32_t)t[j].len);
+  }
+  if (pc.return_code != CWP_RC_OK) fail("CWPack pack b.records");
+  return (size_t)(pc.current - pc.start);
+}
+
+static size_t mp_brecs(void) {
+  mpack_writer_t w;
+  size_t used;
+  mpack_writer_init(&w, (char *)g_peer_buf, PEER_BUF_SIZE);
+  mpack_start_array(&w, NRECS);
+  for (int k = 0; k < NRECS; k++) {
+    const brec *r = &g_recs[k];
+    const sp_str_field *t = r->tags.ptr;
+    mpack_start_map(&w, 4);
+    mpack_write_str(&w, "id", 2);
+    mpack_write_i64(&w, r->id);
+    mpack_write_str(&w, "name", 4);
+    mpack_write_str(&w, r->name.ptr, (uint32_t)r->name.len);
+    mpack_write_str(&w, "score", 5);
+    mpack_write_double(&w, r->score);
+    mpack_write_str(&w, "tags", 4);
+    mpack_start_array(&w, (uint32_t)r->tags.count);
+    for (size_t j = 0; j < r->tags.count; j++) mpack_write_str(&w, t[j].ptr, (uint32_t)t[j].len);
+    mpack_finish_array(&w);
+    mpack_finish_map(&w);
+  }
+  mpack_finish_array(&w);
+  used = mpack_writer_buffer_used(&w);
+  if (mpack_writer_destroy(&w) != mpack_ok) fail("mpack pack b.records");
+  return used;
+}
+
+static uint64_t run_cw_records_encode(void *ctx, long iters) {
+  uint64_t sum = 0;
+  (void)ctx;
+  for (long i = 0; i < iters; i++) sum += cw_brecs();
+  return sum;
+}
+
+static uint64_t run_mp_records_encode(void *ctx, long iters) {
+  uint64_t sum = 0;
+  (void)ctx;
+  for (long i = 0; i < iters; i++) sum += mp_brecs();
+  return sum;
+}
+
+/* Each peer's encoding is the input's, byte for byte. */
+static void check_peer_encoders(const uint8_t *want, size_t len) {
+  if (cw_brecs() != len || memcmp(g_peer_buf, want, len) != 0) fail("CWPack b.records bytes");
+  if (mp_brecs() != len || memcmp(g_peer_buf, want, len) != 0) fail("mpack b.records bytes");
+}
+#endif
+
 static int fmt_recs_schema(sp_writer *w, const void *v) {
   (void)v;
   sp_write_array_header(w, NRECS);
@@ -661,6 +737,21 @@ static uint64_t run_schema_encode(void *ctx, long iters) {
   for (long i = 0; i < iters; i++) {
     sp_buffer_clear(buf);
     sp_to_output(&out, fmt_recs_schema, NULL, NULL, NULL);
+    sum += buf->len;
+  }
+  return sum;
+}
+
+static int fmt_brecs(sp_writer *w, const void *v);
+
+/* The same bytes from the hand-written formatter (fmt_brecs: sp_write_*). */
+static uint64_t run_hand_encode(void *ctx, long iters) {
+  sp_buffer *buf = ctx;
+  sp_output out = sp_buffer_output(buf);
+  uint64_t sum = 0;
+  for (long i = 0; i < iters; i++) {
+    sp_buffer_clear(buf);
+    sp_to_output(&out, fmt_brecs, NULL, NULL, NULL);
     sum += buf->len;
   }
   return sum;
@@ -813,6 +904,9 @@ int main(void) {
     free((void *)check.data);
   }
   check_decoders(&obj, &recs, &ints);
+#if SP_BENCH_PEERS
+  check_peer_encoders(recs.data, recs.len);
+#endif
   sp_buffer_init(&buf);
   msgpack_sbuffer_init(&sb);
   printf("scratchpack %s vs msgpack-c %s%s -- decode, medians of %d interleaved rounds; "
@@ -867,8 +961,11 @@ int main(void) {
   }
   {
     row r[] = {ROW("sp schema formatter, to_output", run_schema_encode, &buf, US),
+               ROW("sp hand-written sp_write_*, to_output", run_hand_encode, &buf, US),
+               PEER("cwpack hand-written, fixed buffer", run_cw_records_encode, NULL, CW),
+               PEER("mpack hand-written, fixed buffer", run_mp_records_encode, NULL, MPK),
                ROW("msgpack-c packer, reused sbuffer", run_mpc_records_encode, &sb, MPC)};
-    section("encode b.records from C structs into a reused buffer", r, 2, rounds, ms);
+    section("encode b.records from C structs into a reused buffer", r, 5, rounds, ms);
   }
   {
     row r[] = {ROW("sp bulk int32, SIMD kernel", run_sp_simd, &buf, US),

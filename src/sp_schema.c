@@ -1,7 +1,8 @@
 /*
 ** sp_schema.c -- resolving a schema once, caching it, releasing structs.
 ** Owns: validation of descriptor tables, the resolved block (pre-encoded
-** header and keys, integer-key slots, fixed sizes), its lock-free
+** header and keys, integer-key slots, fixed sizes, each field's op and
+** key words for the inline paths), its lock-free
 ** publication, resolve failures inside an encode or decode (and the field
 ** path every schema error carries), and sp_schema_release. Must not touch: encoding or decoding
 ** of values (sp_schema_encode.c, sp_schema_decode.c) or key matching
@@ -135,6 +136,7 @@ static int fill_fields(sp_resolved *rs, const sp_schema *s, sp_error *err, unsig
     memset(rf, 0, sizeof *rf);
     rf->f = f;
     rf->type = (uint8_t)f->type;
+    rf->offset = f->offset;
     rf->shape = (f->flags & SP_FIELD_ARRAY) ? SHAPE_ARRAY : f->count ? SHAPE_INLINE : SHAPE_ONE;
     rf->fixed_width = ((f->flags | s->flags) & SP_FIXED_WIDTH) != 0;
     rf->count = f->count;
@@ -181,6 +183,45 @@ static int fill_keys(sp_resolved *rs, void *matcher, sp_error *err) {
     return 0;
   }
   return 1;
+}
+
+/* The inline encoder's op of a field (sp_schema_internal.h): the types it
+** writes in place, with a value bound below; the rest are OP_GENERAL. */
+static uint8_t op_of(const sp_rfield *rf) {
+  if (rf->shape == SHAPE_ARRAY) return rf->type == SP_F_STR ? OP_STR_ARRAY : OP_GENERAL;
+  if (rf->shape != SHAPE_ONE) return OP_GENERAL;
+  if (sp_ftype_is_int(rf->type)) return rf->fixed_width ? OP_WIDE : rf->type;
+  switch (rf->type) {
+    case SP_F_FLOAT: case SP_F_DOUBLE: case SP_F_BOOL: case SP_F_STR: case SP_F_BIN: return rf->type;
+    default: return OP_GENERAL;
+  }
+}
+
+/* Worst-case bytes of the op's value, a str/bin body or array elements aside. */
+static uint32_t op_bound(uint8_t op) {
+  switch (op) {
+    case SP_F_BOOL: return 1;
+    case SP_F_FLOAT: case SP_F_STR: case SP_F_BIN: case OP_STR_ARRAY: return 5;   /* and headers */
+    default: return 9;
+  }
+}
+
+/* The inline paths' view of each field: its op, the room it needs (the key
+** is copied as SP_KEY_INLINE bytes when it is at most that long) and its
+** key token as two zero-padded words with their byte mask, for the
+** encoder's copy and the decoder's compare. */
+static void plan_inline(sp_resolved *rs) {
+  for (uint32_t i = 0; i < rs->nfields; i++) {
+    sp_rfield *rf = &rs->fields[i];
+    uint8_t kb[2 * SP_KEY_INLINE] = {0};
+    rf->op = op_of(rf);
+    rf->need = (rf->key_len <= SP_KEY_INLINE ? SP_KEY_INLINE : rf->key_len) + op_bound(rf->op);
+    if (rf->key_len > SP_KEY_INLINE) continue;
+    memcpy(kb, rs->keys + rf->key_off, rf->key_len);             /* nothing for integer keys */
+    memset(kb + SP_KEY_INLINE, 0xff, rf->key_len);
+    memcpy(rf->kw, kb, SP_KEY_INLINE);
+    memcpy(rf->km, kb + SP_KEY_INLINE, SP_KEY_INLINE);
+  }
 }
 
 /* The fixed size of the whole struct, or 0 when any field varies. */
@@ -264,6 +305,7 @@ static sp_resolved *build(sp_schema *s, sp_error *err, unsigned depth) {
     sp_free(rs, rs->alloc_size);
     return NULL;
   }
+  plan_inline(rs);
   rs->fixed_size = struct_fixed(rs);
   return rs;
 }

@@ -4,7 +4,14 @@
 ** Owns: field decoding, reuse of existing strings, bins and arrays, the
 ** array-form and map-form walks. Must not touch: key matching internals
 ** (sp_schema_keys.c finds the field) or the reader's internals (only its
-** public reads, sp_skip and the depth calls).
+** public reads, sp_skip, the depth calls, and the unread span cur .. end
+** that sp_reader_span hands out, read with the sp_*_at decoders).
+**
+** Inline paths: the expected key as two masked words, the common scalar
+** types and str through the reader's inline reads, a short str borrowed or
+** copied into a block big enough, and an array whose block holds the new
+** length decoded without a resize. Whatever they do not take, they leave
+** untouched for the general step, which does what it always did.
 **
 ** Every step keeps the struct consistent: a block is recorded in its member
 ** (pointer and cap) the moment it is allocated, and the block it replaces
@@ -111,6 +118,31 @@ static int decode_str(sp_reader *r, sp_str_field *v, const dctx *c) {
   return ok;
 }
 
+/* A fixstr or str8 whose body lies in this segment, into a member that
+** can take it without allocating (borrowed, or copied into its block when
+** that is big enough): 1, read; 0, nothing consumed or changed (the caller
+** takes decode_str). Leaves the member as decode_str would. */
+static inline int str_inline(sp_reader *r, sp_str_field *v, unsigned flags) {
+  const uint8_t *q = r->cur;
+  uint32_t n;
+  size_t h = sp_short_at(q, r->end, 0, &n);
+  if (h == 0) return 0;
+  if (flags & SP_DECODE_BORROW) {
+    if (v->cap) sp_free(v->ptr, v->cap);
+    v->ptr = (char *)(uintptr_t)(n ? q + h : (const uint8_t *)empty);
+    v->len = n;
+    v->cap = 0;
+  } else if (n < v->cap) {
+    sp_copy((uint8_t *)v->ptr, q + h, n);
+    v->ptr[n] = 0;
+    v->len = n;
+  } else {
+    return 0;
+  }
+  r->cur = q + h + n;
+  return 1;
+}
+
 /* A bin member also accepts a str (as MessagePack-CSharp's bytes reader). */
 static int decode_bin(sp_reader *r, sp_bin_field *v, const dctx *c) {
   uint32_t n;
@@ -155,7 +187,7 @@ static int decode_elem(sp_reader *r, const sp_rfield *rf, uint8_t *p, dctx *c) {
     case SP_F_FLOAT: return sp_read_float(r, AS(float, p));
     case SP_F_DOUBLE: return sp_read_double(r, AS(double, p));
     case SP_F_BOOL: return decode_bool(r, AS(bool, p));
-    case SP_F_STR: return decode_str(r, AS(sp_str_field, p), c);
+    case SP_F_STR: return str_inline(r, AS(sp_str_field, p), c->flags) || decode_str(r, AS(sp_str_field, p), c);
     case SP_F_BIN: return decode_bin(r, AS(sp_bin_field, p), c);
     case SP_F_EXT: return decode_ext(r, AS(sp_ext_field, p), c);
     case SP_F_TIMESTAMP: return sp_read_timestamp(r, &AS(sp_ts_field, p)->sec, &AS(sp_ts_field, p)->nsec);
@@ -169,6 +201,16 @@ static int decode_elem(sp_reader *r, const sp_rfield *rf, uint8_t *p, dctx *c) {
 /* n elements into consecutive slots at base. */
 static int decode_elems(sp_reader *r, const sp_rfield *rf, uint8_t *base, uint32_t n,
                         dctx *c) {
+  if (rf->type == SP_F_STR) {              /* strs without the switch per element */
+    sp_str_field *v = AS(sp_str_field, base);
+    for (uint32_t i = 0; i < n; i++, v++) {
+      if (!str_inline(r, v, c->flags) && !decode_str(r, v, c)) {
+        sp_error_path_index(&r->err, i);
+        return 0;
+      }
+    }
+    return 1;
+  }
   for (uint32_t i = 0; i < n; i++) {
     if (!decode_elem(r, rf, base + (size_t)i * rf->esize, c)) {
       sp_error_path_index(&r->err, i);
@@ -235,15 +277,53 @@ static int decode_array(sp_reader *r, const sp_rfield *rf, sp_array_field *a, dc
 
 /* ---- structs ----------------------------------------------------------------------- */
 
-static int decode_field(sp_reader *r, const sp_rfield *rf, uint8_t *obj, dctx *c) {
-  uint8_t *p = obj + rf->f->offset;
+/* An array member that needs no allocation: a fixarray header whose
+** elements fit the block the member owns (decode_array's steps, in its
+** order, without the nil test, the offset and the budget, which only an
+** allocation needs). 0, nothing consumed: decode_array takes it. */
+static inline int array_in_place(sp_reader *r, const sp_rfield *rf, sp_array_field *a, dctx *c,
+                                 int *ok) {
+  const uint8_t *q = r->cur;
+  uint32_t n;
+  if (!(q < r->end && (*q & 0xf0) == 0x90)) return 0;
+  n = *q & 0x0fu;
+  if ((ptrdiff_t)n >= r->end - q || a->cap == 0 || n > a->cap) return 0;
+  r->cur = q + 1;
+  if (n < a->count) drop_tail(rf, a->ptr, n, a->count);
+  a->count = n;
+  *ok = decode_elems(r, rf, a->ptr, n, c);
+  return 1;
+}
+
+/* One value of the common types with the reader's inline reads, in the
+** loop that calls it; the rest through decode_elem. */
+static inline int decode_one(sp_reader *r, const sp_rfield *rf, uint8_t *p, dctx *c) {
+  switch (rf->type) {
+    case SP_F_I32: return sp_read_int32(r, AS(int32_t, p));
+    case SP_F_I64: return sp_read_int64(r, AS(int64_t, p));
+    case SP_F_U32: return sp_read_uint32(r, AS(uint32_t, p));
+    case SP_F_U64: return sp_read_uint64(r, AS(uint64_t, p));
+    case SP_F_DOUBLE: return sp_read_double(r, AS(double, p));
+    case SP_F_STR: return str_inline(r, AS(sp_str_field, p), c->flags) || decode_str(r, AS(sp_str_field, p), c);
+    default: return decode_elem(r, rf, p, c);
+  }
+}
+
+/* An array member, or an inline array: one level deeper. */
+static int decode_array_field(sp_reader *r, const sp_rfield *rf, uint8_t *p, dctx *c) {
   int ok;
-  if (rf->shape == SHAPE_ONE) return decode_elem(r, rf, p, c) || sp_schema_path(&r->err, rf);
   if (!sp_reader_enter(r)) return sp_schema_path(&r->err, rf);
-  ok = rf->shape == SHAPE_INLINE ? decode_inline(r, rf, p, c)
-                                 : decode_array(r, rf, AS(sp_array_field, p), c);
+  if (rf->shape == SHAPE_INLINE) ok = decode_inline(r, rf, p, c);
+  else if (!array_in_place(r, rf, AS(sp_array_field, p), c, &ok))
+    ok = decode_array(r, rf, AS(sp_array_field, p), c);
   sp_reader_leave(r);
   return ok || sp_schema_path(&r->err, rf);
+}
+
+static inline int decode_field(sp_reader *r, const sp_rfield *rf, uint8_t *obj, dctx *c) {
+  uint8_t *p = obj + rf->offset;
+  if (SP_LIKELY(rf->shape == SHAPE_ONE)) return decode_one(r, rf, p, c) || sp_schema_path(&r->err, rf);
+  return decode_array_field(r, rf, p, c);
 }
 
 /* Integer keys: element i is the field with key i; gaps and indices past
@@ -284,15 +364,23 @@ static int32_t read_key(sp_reader *r, const sp_resolved *rs) {
   return sp_read_raw(r, buf, n) ? sp_keyset_find(&rs->ks, buf, n) : -2;
 }
 
-/* Field f when the next token is exactly its pre-encoded key (header and
-** name, as the encoder writes it), consumed; else -1, nothing consumed. */
-static int32_t expected_key(sp_reader *r, const sp_resolved *rs, uint32_t f) {
-  const sp_rfield *rf = &rs->fields[f];
-  size_t avail;
-  const uint8_t *p = sp_reader_span(r, &avail);
-  if (avail < rf->key_len || memcmp(p, rs->keys + rf->key_off, rf->key_len) != 0) return -1;
-  sp_reader_advance(r, rf->key_len);
-  return (int32_t)f;
+/* Whether the next token is exactly field rf's pre-encoded key (header and
+** name, as the encoder writes it); consumed when it is. A key of up to
+** SP_KEY_INLINE bytes with that many bytes left is two masked word
+** compares; others a memcmp. */
+static inline int key_is(sp_reader *r, const sp_resolved *rs, const sp_rfield *rf) {
+  const uint8_t *p = r->cur;
+  if (SP_LIKELY(rf->key_len <= SP_KEY_INLINE && r->end - p >= SP_KEY_INLINE)) {
+    uint64_t a, b;
+    memcpy(&a, p, 8);
+    memcpy(&b, p + 8, 8);
+    if (((a ^ rf->kw[0]) & rf->km[0]) | ((b ^ rf->kw[1]) & rf->km[1])) return 0;
+  } else if ((size_t)(r->end - p) < rf->key_len ||
+             memcmp(p, rs->keys + rf->key_off, rf->key_len) != 0) {
+    return 0;
+  }
+  r->cur = p + rf->key_len;
+  return 1;
 }
 
 /* String keys: each known key decodes its field (again, if it repeats: the
@@ -304,8 +392,9 @@ static int decode_map_form(sp_reader *r, const sp_resolved *rs, uint8_t *obj, dc
   uint32_t n, next = 0;
   if (!sp_read_map_header(r, &n)) return 0;
   for (uint32_t i = 0; i < n; i++) {
-    int32_t f = next < rs->nfields ? expected_key(r, rs, next) : -1;
-    if (f < 0 && (f = read_key(r, rs)) == -2) return 0;
+    int32_t f;
+    if (next < rs->nfields && key_is(r, rs, &rs->fields[next])) f = (int32_t)next;
+    else if ((f = read_key(r, rs)) == -2) return 0;
     if (f < 0 ? !sp_skip(r) : !decode_field(r, &rs->fields[f], obj, c)) return 0;
     if (f >= 0) next = (uint32_t)f + 1;
   }
@@ -322,6 +411,16 @@ static int decode_struct(sp_reader *r, const sp_resolved *rs, uint8_t *obj, dctx
 
 /* ---- entries ---------------------------------------------------------------------- */
 
+/* One top-level struct from src, with the budget of the bytes left in it. */
+static void decode_top(sp_reader *src, const sp_resolved *rs, void *obj, unsigned flags) {
+  uint64_t left = sp_reader_remaining(src);
+  dctx c;
+  c.flags = flags;
+  c.budget = left < (UINT64_MAX - SP_DECODE_BUDGET_BASE) / SP_DECODE_BUDGET_PER_BYTE
+               ? SP_DECODE_BUDGET_PER_BYTE * left + SP_DECODE_BUDGET_BASE : UINT64_MAX;
+  decode_struct(src, rs, obj, &c);
+}
+
 /* A compressed message's plain bytes go back to the pool when the read
 ** ends, so its strings are copied, never borrowed. */
 sp_code sp_schema_read(sp_reader *r, sp_schema *s, void *obj, unsigned flags) {
@@ -329,16 +428,14 @@ sp_code sp_schema_read(sp_reader *r, sp_schema *s, void *obj, unsigned flags) {
   sp_decompress_options o = {0};
   sp_plain p;
   sp_reader *src;
-  dctx c;
-  uint64_t left;
   if (rs == NULL) return r->err.code;
+  if ((flags & SP_DECODE_NO_DECOMPRESS) || !sp_maybe_compressed(r)) {   /* sp_plain_open's answer */
+    decode_top(r, rs, obj, flags);
+    return r->err.code;
+  }
   o.off = (flags & SP_DECODE_NO_DECOMPRESS) != 0;
   src = sp_plain_open(&p, r, &o);
-  left = sp_reader_remaining(src);
-  c.flags = src == r ? flags : flags & ~SP_DECODE_BORROW;
-  c.budget = left < (UINT64_MAX - SP_DECODE_BUDGET_BASE) / SP_DECODE_BUDGET_PER_BYTE
-               ? SP_DECODE_BUDGET_PER_BYTE * left + SP_DECODE_BUDGET_BASE : UINT64_MAX;
-  decode_struct(src, rs, obj, &c);
+  decode_top(src, rs, obj, src == r ? flags : flags & ~SP_DECODE_BORROW);
   return sp_plain_close(&p, 1);
 }
 

@@ -19,12 +19,29 @@
 
 enum { SHAPE_ONE, SHAPE_INLINE, SHAPE_ARRAY };   /* one value, type m[count], sp_array_field */
 
+/* How the encoder's inline loop writes a field (sp_schema_encode.c): one
+** value of a scalar type, str or bin in its smallest form (the sp_ftype
+** itself), or one of these; anything else goes to the general path. */
+enum {
+  OP_GENERAL = 0,
+  OP_WIDE = SP_F_EXT + 1,  /* one SP_FIXED_WIDTH integer */
+  OP_STR_ARRAY,            /* an sp_array_field of str */
+  OP_COUNT
+};
+
+#define SP_KEY_INLINE 16   /* key tokens up to this long are compared and copied as two words */
+
 /* A field as the encoder and decoder need it. */
 typedef struct sp_rfield {
   const sp_field *f;
   uint8_t type;          /* sp_ftype */
   uint8_t shape;         /* SHAPE_* */
   uint8_t fixed_width;   /* SP_FIXED_WIDTH applies (field or schema flag) */
+  uint8_t op;            /* OP_* or the sp_ftype: the encoder's inline path */
+  uint32_t need;         /* encode: room the inline path needs besides a str/bin body */
+  size_t offset;         /* f->offset */
+  uint64_t kw[2];        /* key token (key_len <= SP_KEY_INLINE) as two words, zero-padded */
+  uint64_t km[2];        /* 0xff over its key_len bytes, 0 past them */
   uint32_t count;        /* SHAPE_INLINE: elements */
   size_t esize;          /* bytes of one element in memory */
   uint32_t efixed;       /* encoded bytes of one element when fixed, else 0 */
@@ -61,7 +78,7 @@ typedef struct sp_resolved {
   sp_rfield *fields;        /* declaration order */
   int32_t *slot;            /* int keys: slot[i] = field index, or -1 for a gap */
   uint8_t *keys;            /* string keys: str header + UTF-8, field after field */
-  uint8_t header[5];        /* array header (maxKey + 1) or map header (nfields) */
+  uint8_t header[8];        /* array header (maxKey + 1) or map header (nfields), zero-padded */
   uint8_t header_len;
   sp_keyset ks;
 } sp_resolved;
@@ -102,11 +119,14 @@ static inline int sp_schema_path(sp_error *err, const sp_rfield *rf) {
 ** becomes the walk's first error, at the walk's offset. */
 const sp_resolved *sp_schema_get_walking(sp_writer *w, sp_reader *r, sp_schema *s);
 
+/* The cached form inline; the first use and failures out of line. */
 static inline const sp_resolved *sp_schema_get_writing(sp_writer *w, sp_schema *s) {
-  return sp_schema_get_walking(w, NULL, s);
+  const sp_resolved *rs = atomic_load_explicit(&s->resolved, memory_order_acquire);
+  return rs ? rs : sp_schema_get_walking(w, NULL, s);
 }
 static inline const sp_resolved *sp_schema_get_reading(sp_reader *r, sp_schema *s) {
-  return sp_schema_get_walking(NULL, r, s);
+  const sp_resolved *rs = atomic_load_explicit(&s->resolved, memory_order_acquire);
+  return rs ? rs : sp_schema_get_walking(NULL, r, s);
 }
 
 /* Bytes one element of the field's type takes in memory (0 for no type). */

@@ -946,6 +946,313 @@ static void segmented_input_decodes_like_contiguous(void) {
   sp_bytes_free(&b);
 }
 
+/* ---- the inline paths and the general path ------------------------------------------------------ */
+
+/* Every kind the inline paths take (sp_schema_encode.c, sp_schema_decode.c),
+** with values at the edges of their forms, a key longer than the inline key
+** words and str/bin bodies that need 8-, 16-bit and nil headers. */
+typedef struct kinds {
+  int8_t i8; int16_t i16; int32_t i32; int64_t i64;
+  uint8_t u8; uint16_t u16; uint32_t u32; uint64_t u64;
+  float f; double d; bool b;
+  sp_str_field s, s8, s16, snil;
+  sp_bin_field bn, bn16, bnil;
+  int32_t wide;
+  sp_array_field strs;       /* sp_str_field */
+  kid one;                   /* not inline: the general path between inline fields */
+  int64_t last;
+} kinds;
+
+static const sp_field kinds_fields[] = {
+  SP_MEMBER(kinds, i8, SP_F_I8), SP_MEMBER(kinds, i16, SP_F_I16),
+  SP_MEMBER(kinds, i32, SP_F_I32), SP_MEMBER(kinds, i64, SP_F_I64),
+  SP_MEMBER(kinds, u8, SP_F_U8), SP_MEMBER(kinds, u16, SP_F_U16),
+  SP_MEMBER(kinds, u32, SP_F_U32), SP_MEMBER(kinds, u64, SP_F_U64),
+  SP_MEMBER(kinds, f, SP_F_FLOAT), SP_MEMBER(kinds, d, SP_F_DOUBLE),
+  SP_MEMBER(kinds, b, SP_F_BOOL),
+  {.name = "a key of more than sixteen bytes", .offset = offsetof(kinds, s), .type = SP_F_STR},
+  SP_MEMBER(kinds, s8, SP_F_STR), SP_MEMBER(kinds, s16, SP_F_STR), SP_MEMBER(kinds, snil, SP_F_STR),
+  SP_MEMBER(kinds, bn, SP_F_BIN), SP_MEMBER(kinds, bn16, SP_F_BIN), SP_MEMBER(kinds, bnil, SP_F_BIN),
+  SP_MEMBER(kinds, wide, SP_F_I32, .flags = SP_FIXED_WIDTH),
+  SP_MEMBER(kinds, strs, SP_F_STR, .flags = SP_FIELD_ARRAY),
+  SP_MEMBER(kinds, one, SP_F_STRUCT, .schema = &kid_schema),
+  SP_MEMBER(kinds, last, SP_F_I64),
+};
+static sp_schema kinds_schema = SP_SCHEMA(kinds, kinds_fields, 0);
+
+/* The same members under integer keys, with gaps before, between and
+** after them (nil in the gaps). */
+static const sp_field kinds_int_fields[] = {
+  SP_MEMBER_KEY(1, kinds, i8, SP_F_I8), SP_MEMBER_KEY(2, kinds, i64, SP_F_I64),
+  SP_MEMBER_KEY(5, kinds, u64, SP_F_U64), SP_MEMBER_KEY(6, kinds, d, SP_F_DOUBLE),
+  SP_MEMBER_KEY(7, kinds, b, SP_F_BOOL), SP_MEMBER_KEY(8, kinds, s16, SP_F_STR),
+  SP_MEMBER_KEY(9, kinds, bn, SP_F_BIN), SP_MEMBER_KEY(12, kinds, wide, SP_F_I32, .flags = SP_FIXED_WIDTH),
+  SP_MEMBER_KEY(13, kinds, strs, SP_F_STR, .flags = SP_FIELD_ARRAY),
+  SP_MEMBER_KEY(14, kinds, one, SP_F_STRUCT, .schema = &kid_schema),
+};
+static sp_schema kinds_int_schema = SP_SCHEMA(kinds, kinds_int_fields, 0);
+
+static char long_text[300];
+static uint8_t long_bytes[300];
+static sp_str_field kinds_strs[] = {SP_STR_LIT("red"), {NULL, 0, 0}, SP_STR_LIT(""),
+                                    {long_text, 40, 0}, {long_text, 300, 0}, SP_STR_LIT("blue")};
+
+static void kinds_fill(kinds *k, int v) {
+  memset(k, 0, sizeof *k);
+  memset(long_text, 'z', sizeof long_text);
+  for (size_t i = 0; i < sizeof long_bytes; i++) long_bytes[i] = (uint8_t)i;
+  k->i8 = v ? -128 : 5; k->i16 = v ? -129 : 127; k->i32 = v ? -32769 : 128;
+  k->i64 = v ? INT64_MIN : -1; k->u8 = v ? 255 : 0; k->u16 = v ? 65535 : 256;
+  k->u32 = v ? 65536 : 70; k->u64 = v ? UINT64_MAX : 4294967296u;
+  k->f = v ? -0.5f : 1e30f; k->d = v ? 1e-300 : -2.0; k->b = v != 0;
+  k->s = (sp_str_field)SP_STR_LIT("a short one");
+  k->s8 = (sp_str_field){long_text, v ? 255 : 32, 0};
+  k->s16 = (sp_str_field){long_text, v ? 300 : 256, 0};
+  k->bn = (sp_bin_field){long_bytes, v ? 0 : 255, 0};
+  k->bn16 = (sp_bin_field){long_bytes, 256 + (size_t)v, 0};
+  k->wide = v ? -1 : 7;
+  k->strs = (sp_array_field)SP_ARRAY_OF(kinds_strs, COUNT(kinds_strs) - (size_t)v);
+  k->one = (kid){v, SP_STR_LIT("kid")};
+  k->last = v ? 1 : INT64_MAX;
+}
+
+static void bytes_put(sp_writer *w, const sp_bin_field *b) {
+  if (b->ptr == NULL) sp_write_nil(w);
+  else sp_write_bin(w, b->ptr, b->len);
+}
+
+static void strs_put(sp_writer *w, const sp_array_field *a) {
+  const sp_str_field *e = a->ptr;
+  sp_write_array_header(w, (uint32_t)a->count);
+  for (size_t i = 0; i < a->count; i++) {
+    if (e[i].ptr == NULL) sp_write_nil(w);
+    else sp_write_str(w, e[i].ptr, e[i].len);
+  }
+}
+
+static void str_put(sp_writer *w, const sp_str_field *s) {
+  if (s->ptr == NULL) sp_write_nil(w);
+  else sp_write_str(w, s->ptr, s->len);
+}
+
+/* What kinds_schema must write, with the writer's own calls. */
+static int kinds_by_hand(sp_writer *w, const void *value) {
+  const kinds *k = value;
+  uint8_t wide[5] = {0xd2};
+  sp_store32(wide + 1, (uint32_t)k->wide);
+  sp_write_map_header(w, COUNT(kinds_fields));
+  sp_write_str(w, "i8", 2); sp_write_int(w, k->i8);
+  sp_write_str(w, "i16", 3); sp_write_int(w, k->i16);
+  sp_write_str(w, "i32", 3); sp_write_int(w, k->i32);
+  sp_write_str(w, "i64", 3); sp_write_int(w, k->i64);
+  sp_write_str(w, "u8", 2); sp_write_uint(w, k->u8);
+  sp_write_str(w, "u16", 3); sp_write_uint(w, k->u16);
+  sp_write_str(w, "u32", 3); sp_write_uint(w, k->u32);
+  sp_write_str(w, "u64", 3); sp_write_uint(w, k->u64);
+  sp_write_str(w, "f", 1); sp_write_float(w, k->f);
+  sp_write_str(w, "d", 1); sp_write_double(w, k->d);
+  sp_write_str(w, "b", 1); sp_write_bool(w, k->b);
+  sp_write_str(w, "a key of more than sixteen bytes", 32); str_put(w, &k->s);
+  sp_write_str(w, "s8", 2); str_put(w, &k->s8);
+  sp_write_str(w, "s16", 3); str_put(w, &k->s16);
+  sp_write_str(w, "snil", 4); str_put(w, &k->snil);
+  sp_write_str(w, "bn", 2); bytes_put(w, &k->bn);
+  sp_write_str(w, "bn16", 4); bytes_put(w, &k->bn16);
+  sp_write_str(w, "bnil", 4); bytes_put(w, &k->bnil);
+  sp_write_str(w, "wide", 4); sp_write_raw(w, wide, 5);
+  sp_write_str(w, "strs", 4); strs_put(w, &k->strs);
+  sp_write_str(w, "one", 3);
+  sp_write_map_header(w, 2);
+  sp_write_str(w, "id", 2); sp_write_int(w, k->one.id);
+  sp_write_str(w, "name", 4); str_put(w, &k->one.name);
+  sp_write_str(w, "last", 4); sp_write_int(w, k->last);
+  return 0;
+}
+
+/* An output over a growable buffer that hands out spans of exactly
+** max(min, step) bytes, so the writer's room before each field varies
+** from none to more than its worst case. */
+typedef struct stingy { sp_buffer buf; size_t step; } stingy;
+
+static uint8_t *stingy_span(void *ctx, size_t min, size_t *avail) {
+  stingy *s = ctx;
+  size_t want = min > s->step ? min : s->step;
+  sp_output o = sp_buffer_output(&s->buf);
+  uint8_t *p = o.get_span(&s->buf, want, avail);
+  if (p != NULL) *avail = want;
+  return p;
+}
+
+static void stingy_advance(void *ctx, size_t n) {
+  stingy *s = ctx;
+  s->buf.len += n;
+}
+
+/* Encodes 'obj' through spans of every size from 1 to 'max' bytes: each
+** gives exactly 'want'. */
+static void check_every_span_size(sp_schema *sc, const void *obj, const sp_bytes *want, size_t max) {
+  int bad = 0;
+  for (size_t step = 1; step <= max; step++) {
+    stingy st = {{0}, step};
+    sp_output out = {stingy_span, stingy_advance, &st};
+    sp_buffer_init(&st.buf);
+    if (sp_schema_to_output(&out, sc, obj, NULL, NULL) != SP_OK ||
+        st.buf.len != want->len || memcmp(st.buf.data, want->data, want->len) != 0) {
+      fprintf(stderr, "    spans of %zu bytes write other bytes\n", step);
+      bad++;
+    }
+    sp_buffer_free(&st.buf);
+  }
+  CHECK(bad == 0);
+}
+
+static void every_inline_kind_writes_the_same_bytes_by_either_path(void) {
+  for (int v = 0; v < 2; v++) {
+    kinds k;
+    sp_bytes want, got;
+    kinds_fill(&k, v);
+    CHECK(sp_to_array(kinds_by_hand, &k, NULL, &want, NULL) == SP_OK);
+    CHECK(sp_schema_to_array(&kinds_schema, &k, NULL, &got, NULL) == SP_OK);   /* one roomy span */
+    CHECK_BYTES(got.data, got.len, want.data, want.len);
+    check_every_span_size(&kinds_schema, &k, &want, 64);
+    sp_bytes_free(&got);
+    sp_bytes_free(&want);
+    /* integer keys: the same members, nil in the gaps */
+    CHECK(sp_schema_to_array(&kinds_int_schema, &k, NULL, &want, NULL) == SP_OK);
+    CHECK(want.len > 0 && want.data[0] == 0x9f && want.data[1] == 0xc0);  /* 15 slots, key 0 a gap */
+    check_every_span_size(&kinds_int_schema, &k, &want, 48);
+    sp_bytes_free(&want);
+  }
+  sp_thread_cleanup();
+}
+
+/* A struct whose worst case is more than the output holds while its bytes
+** fit: the inline path never asks for its worst case, so an output of
+** exactly the message's size takes it, and one byte less fails as before. */
+static void a_struct_whose_worst_case_does_not_fit_still_fills_an_exact_output(void) {
+  kid k = {1, SP_STR_LIT("ab")};             /* 82 a2 'id' 01 a4 'name' a2 'ab': 13 bytes */
+  static const uint8_t want[] = {0x82, 0xa2, 'i', 'd', 0x01, 0xa4, 'n', 'a', 'm', 'e', 0xa2, 'a', 'b'};
+  uint8_t mem[sizeof want];
+  for (size_t size = sizeof want; size + 1 >= sizeof want; size--) {
+    sp_buffer fixed = {mem, 0, size, size};
+    sp_output out = sp_fixed_output(&fixed);
+    sp_error err;
+    sp_code c = sp_schema_to_output(&out, &kid_schema, &k, NULL, &err);
+    if (size == sizeof want) {
+      CHECK(c == SP_OK);
+      CHECK_BYTES(mem, fixed.len, want, sizeof want);
+    } else {
+      CHECK(c == SP_E_BUFFER_TOO_SMALL);
+    }
+  }
+  sp_thread_cleanup();
+}
+
+/* Keys in schema order, in reverse, repeated, with unknown keys between,
+** a key in a longer header form than the encoder's, and keys ending the
+** input's last 16 bytes: each decodes into the same struct. */
+static void keys_in_any_order_decode_alike(void) {
+  kinds k, ordered, shuffled;
+  sp_bytes b;
+  msg m;
+  sp_writer *w = msg_begin(&m);
+  kinds_fill(&k, 1);
+  CHECK(sp_schema_to_array(&kinds_schema, &k, NULL, &b, NULL) == SP_OK);
+  memset(&ordered, 0, sizeof ordered);
+  CHECK(sp_schema_decode(&kinds_schema, b.data, b.len, &ordered, 0, NULL) == SP_OK);
+  sp_write_map_header(w, 9);
+  sp_write_str(w, "last", 4); sp_write_int(w, 3);                           /* then again below */
+  sp_write_str(w, "strs", 4); strs_put(w, &k.strs);
+  sp_write_str(w, "idx", 3); sp_write_int(w, 1);                            /* unknown, prefix of none */
+  sp_write_str(w, "s8", 2); str_put(w, &k.s8);
+  sp_write_raw(w, "\xd9\x03u64", 5); sp_write_uint(w, k.u64);               /* str8 for a fixstr key */
+  sp_write_str(w, "a key of more than sixteen bytes", 32); str_put(w, &k.s);
+  sp_write_str(w, "i", 1); sp_write_int(w, 1);                              /* unknown, a prefix of i8 */
+  sp_write_str(w, "i8", 2); sp_write_int(w, k.i8);
+  sp_write_str(w, "last", 4); sp_write_int(w, k.last);                      /* the last 16 bytes */
+  msg_end(&m);
+  memset(&shuffled, 0, sizeof shuffled);
+  CHECK(sp_schema_decode(&kinds_schema, m.buf.data, m.buf.len, &shuffled, 0, NULL) == SP_OK);
+  CHECK(shuffled.last == ordered.last && shuffled.i8 == ordered.i8 && shuffled.u64 == ordered.u64);
+  CHECK(str_eq(&shuffled.s, &ordered.s) && str_eq(&shuffled.s8, &ordered.s8));
+  CHECK(array_eq(&shuffled.strs, &ordered.strs, sizeof(sp_str_field), str_eq_v));
+  CHECK(shuffled.i16 == 0 && shuffled.s16.ptr == NULL);                     /* missing: untouched */
+  sp_schema_release(&kinds_schema, &shuffled);
+  sp_schema_release(&kinds_schema, &ordered);
+  sp_bytes_free(&b);
+  msg_free(&m);
+}
+
+static int kinds_equal(const kinds *x, const kinds *y) {
+  return x->i8 == y->i8 && x->i16 == y->i16 && x->i32 == y->i32 && x->i64 == y->i64 &&
+         x->u8 == y->u8 && x->u16 == y->u16 && x->u32 == y->u32 && x->u64 == y->u64 &&
+         x->f == y->f && x->d == y->d && x->b == y->b && str_eq(&x->s, &y->s) &&
+         str_eq(&x->s8, &y->s8) && str_eq(&x->s16, &y->s16) && str_eq(&x->snil, &y->snil) &&
+         bin_eq(&x->bn, &y->bn) && bin_eq(&x->bn16, &y->bn16) && bin_eq(&x->bnil, &y->bnil) &&
+         x->wide == y->wide && array_eq(&x->strs, &y->strs, sizeof(sp_str_field), str_eq_v) &&
+         kid_eq(&x->one, &y->one) && x->last == y->last;
+}
+
+/* Each kind decodes the same from one segment (the inline reads), from
+** one-byte segments (every read through the general path), borrowed,
+** copied into fresh structs and into structs whose blocks are big enough
+** (strings and arrays reused in place) or too small. */
+static void every_inline_kind_decodes_the_same_by_either_path(void) {
+  for (int v = 0; v < 2; v++) {
+    kinds k, other, out;
+    sp_bytes b, ob;
+    split sp;
+    sp_reader r;
+    int64_t live = sp_alloc_live_bytes();
+    kinds_fill(&k, v);
+    CHECK(sp_schema_to_array(&kinds_schema, &k, NULL, &b, NULL) == SP_OK);
+    memset(&out, 0, sizeof out);
+    CHECK(sp_schema_decode(&kinds_schema, b.data, b.len, &out, SP_DECODE_BORROW, NULL) == SP_OK);
+    CHECK(kinds_equal(&out, &k) && out.s8.cap == 0 && out.s8.ptr >= (char *)b.data &&
+          out.s8.ptr < (char *)b.data + b.len);
+    CHECK(sp_schema_decode(&kinds_schema, b.data, b.len, &out, 0, NULL) == SP_OK);    /* copies */
+    CHECK(kinds_equal(&out, &k) && out.s8.cap == out.s8.len + 1 && out.s8.ptr[out.s8.len] == 0);
+    kinds_fill(&other, 1 - v);            /* the other shape's blocks: bigger for v 0, smaller for v 1 */
+    CHECK(sp_schema_to_array(&kinds_schema, &other, NULL, &ob, NULL) == SP_OK);
+    CHECK(sp_schema_decode(&kinds_schema, ob.data, ob.len, &out, 0, NULL) == SP_OK);
+    CHECK(sp_schema_decode(&kinds_schema, b.data, b.len, &out, 0, NULL) == SP_OK);
+    CHECK(kinds_equal(&out, &k));
+    sp_bytes_free(&ob);
+    sp_schema_release(&kinds_schema, &out);
+    split_init(&sp, b.data, b.len);
+    memset(&out, 0, sizeof out);
+    sp_reader_init_sequence(&r, &sp.seq);
+    CHECK(sp_schema_read(&r, &kinds_schema, &out, 0) == SP_OK && kinds_equal(&out, &k));
+    sp_schema_release(&kinds_schema, &out);
+    free(sp.segs);
+    sp_bytes_free(&b);
+    CHECK(sp_alloc_live_bytes() == live);
+  }
+}
+
+/* A str array decoded in place (into an owned block big enough) fails at
+** the same byte with the same path as one decoded into a fresh struct. */
+static void an_array_reused_in_place_fails_like_a_fresh_one(void) {
+  static const uint8_t good[] = {0x81, 0xa4, 's', 't', 'r', 's', 0x93, 0xa1, 'a', 0xa1, 'b', 0xa1, 'c'};
+  static const uint8_t bad[] = {0x81, 0xa4, 's', 't', 'r', 's', 0x93, 0xa1, 'a', 0x05, 0xa1, 'c'};
+  for (unsigned flags = 0; flags <= SP_DECODE_BORROW; flags += SP_DECODE_BORROW) {
+    kinds fresh, reused;
+    sp_error e1, e2;
+    int64_t live = sp_alloc_live_bytes();
+    memset(&fresh, 0, sizeof fresh);
+    memset(&reused, 0, sizeof reused);
+    CHECK(sp_schema_decode(&kinds_schema, good, sizeof good, &reused, flags, NULL) == SP_OK);
+    CHECK(reused.strs.cap == 3);
+    CHECK(sp_schema_decode(&kinds_schema, bad, sizeof bad, &fresh, flags, &e1) == SP_E_TYPE);
+    CHECK(sp_schema_decode(&kinds_schema, bad, sizeof bad, &reused, flags, &e2) == SP_E_TYPE);
+    CHECK(e1.offset == 9 && e2.offset == 9);
+    CHECK(strcmp(e1.path, ".strs[1]") == 0 && strcmp(e2.path, ".strs[1]") == 0);
+    sp_schema_release(&kinds_schema, &fresh);
+    sp_schema_release(&kinds_schema, &reused);
+    CHECK(sp_alloc_live_bytes() == live);
+  }
+}
+
 /* ---- decode into an existing value ------------------------------------------------------------ */
 
 static void parent_make(parent *p, child *kids, int n) {
@@ -1256,6 +1563,11 @@ int main(void) {
   SP_RUN(a_failed_allocation_at_any_point_leaks_nothing);
   SP_RUN(borrowed_strings_point_into_the_input);
   SP_RUN(segmented_input_decodes_like_contiguous);
+  SP_RUN(every_inline_kind_writes_the_same_bytes_by_either_path);
+  SP_RUN(a_struct_whose_worst_case_does_not_fit_still_fills_an_exact_output);
+  SP_RUN(keys_in_any_order_decode_alike);
+  SP_RUN(every_inline_kind_decodes_the_same_by_either_path);
+  SP_RUN(an_array_reused_in_place_fails_like_a_fresh_one);
   SP_RUN(three_to_three_reuses_every_element_in_place);
   SP_RUN(three_to_two_releases_and_zeroes_the_tail);
   SP_RUN(two_to_three_grows_once_and_keeps_the_old_elements);
