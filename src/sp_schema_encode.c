@@ -274,63 +274,50 @@ static inline uint8_t *put_strs(sp_writer *w, const sp_str_field *e, size_t n, u
   return p;
 }
 
-/* Field i's step: done past the last, a gap, the general path when the
-** span lacks its worst case, else its op. With GNU C each op ends in a jump
-** through a table of labels (b.records encode: 8% less time than the same
-** loop with one switch, A/B on one build; gcc merges most of the copies
-** anyway). Elsewhere, or with SP_NO_LABELS defined, one switch takes every
-** field. */
-#define FETCH_(dispatch)                                                        \
-  do {                                                                          \
-    if (i == n) goto done;                                                      \
-    if (rs->int_keys) {                                                         \
-      if (rs->slot[i] < 0) { i++; goto gap; }                                   \
-      rf = &rs->fields[rs->slot[i]];                                            \
-    } else {                                                                    \
-      rf = &rs->fields[i];                                                      \
-    }                                                                           \
-    i++;                                                                        \
-    src = obj + rf->offset;                                                     \
-    room = (size_t)(w->end - p);                                                \
-    if (room < rf->need) goto general;                                          \
-    dispatch;                                                                   \
-  } while (0)
-#if defined(__GNUC__) && !defined(SP_NO_LABELS)
-#define FETCH_OR_DISPATCH() FETCH_(goto *ops[rf->op])
-#define NEXT() FETCH_OR_DISPATCH()
-#else
-#define FETCH_OR_DISPATCH()                                                     \
-  next:                                                                         \
-  FETCH_(switch (rf->op) {                                                      \
-    case SP_F_I8: goto op_i8; case SP_F_I16: goto op_i16;                       \
-    case SP_F_I32: goto op_i32; case SP_F_I64: goto op_i64;                     \
-    case SP_F_U8: goto op_u8; case SP_F_U16: goto op_u16;                       \
-    case SP_F_U32: goto op_u32; case SP_F_U64: goto op_u64;                     \
-    case SP_F_FLOAT: goto op_float; case SP_F_DOUBLE: goto op_double;           \
-    case SP_F_BOOL: goto op_bool; case OP_WIDE: goto op_wide;                   \
-    case SP_F_STR: case SP_F_BIN: goto op_bytes; case OP_STR_ARRAY: goto op_strs; \
-    default: goto general;                                                      \
-  })
-#define NEXT() goto next
-#endif
+/* One field in place at p, which has room for rf->need bytes: the new
+** cursor, or NULL when the field must take the general path (a kind the
+** loop does not take, a body that does not fit, a value that may fail).
+** A str array's elements that do not fit go through the writer: NULL with
+** w's error set when one fails (the element's index in the path). */
+static uint8_t *put_inline(sp_writer *w, const sp_resolved *rs, const sp_rfield *rf,
+                           const uint8_t *src, uint8_t *p, size_t room) {
+  switch (rf->op) {
+    case SP_F_I8: p = put_key(p, rs, rf); return p + sp_put_int(p, LOAD(int8_t, src));
+    case SP_F_I16: p = put_key(p, rs, rf); return p + sp_put_int(p, LOAD(int16_t, src));
+    case SP_F_I32: p = put_key(p, rs, rf); return p + sp_put_int(p, LOAD(int32_t, src));
+    case SP_F_I64: p = put_key(p, rs, rf); return p + sp_put_int(p, LOAD(int64_t, src));
+    case SP_F_U8: p = put_key(p, rs, rf); return p + sp_put_uint(p, LOAD(uint8_t, src));
+    case SP_F_U16: p = put_key(p, rs, rf); return p + sp_put_uint(p, LOAD(uint16_t, src));
+    case SP_F_U32: p = put_key(p, rs, rf); return p + sp_put_uint(p, LOAD(uint32_t, src));
+    case SP_F_U64: p = put_key(p, rs, rf); return p + sp_put_uint(p, LOAD(uint64_t, src));
+    case SP_F_FLOAT: p = put_key(p, rs, rf); return p + sp_put_float(p, LOAD(float, src));
+    case SP_F_DOUBLE: p = put_key(p, rs, rf); return p + sp_put_double(p, LOAD(double, src));
+    case SP_F_BOOL: p = put_key(p, rs, rf); *p = LOAD(bool, src) ? 0xc3 : 0xc2; return p + 1;
+    case OP_WIDE: p = put_key(p, rs, rf); return p + put_wide_int(p, rf->type, src);
+    case SP_F_STR:
+    case SP_F_BIN: {
+      const sp_str_field *v = (const sp_str_field *)(const void *)src;   /* bin: the same shape */
+      if (v->ptr == NULL) { p = put_key(p, rs, rf); *p = 0xc0; return p + 1; }
+      if (!body_fits(room, rf->need, v->len)) return NULL;
+      return put_bytes(put_key(p, rs, rf), rf->op, v->ptr, v->len);
+    }
+    case OP_STR_ARRAY: {
+      const sp_array_field *a = (const sp_array_field *)(const void *)src;
+      if ((uint64_t)a->count > 0xffffffffu || (a->ptr == NULL && a->count > 0)) return NULL;
+      p = put_key(p, rs, rf);
+      p += sp_put_header(p, (uint32_t)a->count, 0x90, 15, 0xdc);
+      return put_strs(w, a->ptr, a->count, p);
+    }
+    default: return NULL;
+  }
+}
 
-/* Header, then each field (after its pre-encoded key), nil in the gaps. */
+/* Header, then each field (after its pre-encoded key), nil in the gaps:
+** in place while the span holds a field's worst case, else through the
+** general path for that field. */
 static int encode_struct(sp_writer *w, const sp_resolved *rs, const uint8_t *obj, unsigned depth) {
-  uint32_t n = rs->int_keys ? rs->nslots : rs->nfields, i;
-  const sp_rfield *rf = NULL;
-  const uint8_t *src = NULL;
-  size_t room;
+  uint32_t n = rs->int_keys ? rs->nslots : rs->nfields;
   uint8_t *p;
-#if defined(__GNUC__) && !defined(SP_NO_LABELS)
-  static const void *const ops[OP_COUNT] = {
-    [OP_GENERAL] = &&general, [SP_F_I8] = &&op_i8, [SP_F_I16] = &&op_i16,
-    [SP_F_I32] = &&op_i32, [SP_F_I64] = &&op_i64, [SP_F_U8] = &&op_u8,
-    [SP_F_U16] = &&op_u16, [SP_F_U32] = &&op_u32, [SP_F_U64] = &&op_u64,
-    [SP_F_FLOAT] = &&op_float, [SP_F_DOUBLE] = &&op_double, [SP_F_BOOL] = &&op_bool,
-    [SP_F_STR] = &&op_bytes, [SP_F_BIN] = &&op_bytes, [SP_F_TIMESTAMP] = &&general,
-    [SP_F_STRUCT] = &&general, [SP_F_EXT] = &&general, [OP_WIDE] = &&op_wide,
-    [OP_STR_ARRAY] = &&op_strs};
-#endif
   if (depth > SP_DEPTH_DEFAULT) {
     sp_writer_fail(w, SP_E_DEPTH_LIMIT, "structs nest deeper than 500 (a cycle?)", __func__);
     return 0;
@@ -346,57 +333,33 @@ static int encode_struct(sp_writer *w, const sp_resolved *rs, const uint8_t *obj
     sp_write_raw(w, rs->header, rs->header_len);
     p = w->cur;
   }
-  i = 0;
-  FETCH_OR_DISPATCH();
-gap:                                             /* int keys: nil where no field has the key */
-  if (SP_LIKELY(w->end != p)) {
-    *p++ = 0xc0;
-  } else {
-    w->cur = p;
-    sp_write_nil(w);
+  for (uint32_t i = 0; i < n; i++) {
+    const sp_rfield *rf;
+    const uint8_t *src;
+    size_t room = (size_t)(w->end - p);
+    uint8_t *q;
+    if (rs->int_keys && rs->slot[i] < 0) {       /* int keys: nil where no field has the key */
+      if (SP_LIKELY(room > 0)) { *p++ = 0xc0; continue; }
+      w->cur = p;
+      sp_write_nil(w);
+      p = w->cur;
+      continue;
+    }
+    rf = &rs->fields[rs->int_keys ? (uint32_t)rs->slot[i] : i];
+    src = obj + rf->offset;
+    if (SP_LIKELY(room >= rf->need) && (q = put_inline(w, rs, rf, src, p, room)) != NULL) {
+      p = q;
+      continue;
+    }
+    if (w->err.code != SP_OK) return sp_schema_path(&w->err, rf);   /* a str array element */
+    w->cur = p;                                   /* the general path, for this field */
+    if (rf->key_len) sp_write_raw(w, rs->keys + rf->key_off, rf->key_len);
+    if (!write_field(w, rf, src, depth)) return sp_schema_path(&w->err, rf);
     p = w->cur;
   }
-  NEXT();
-op_i8: p = put_key(p, rs, rf); p += sp_put_int(p, LOAD(int8_t, src)); NEXT();
-op_i16: p = put_key(p, rs, rf); p += sp_put_int(p, LOAD(int16_t, src)); NEXT();
-op_i32: p = put_key(p, rs, rf); p += sp_put_int(p, LOAD(int32_t, src)); NEXT();
-op_i64: p = put_key(p, rs, rf); p += sp_put_int(p, LOAD(int64_t, src)); NEXT();
-op_u8: p = put_key(p, rs, rf); p += sp_put_uint(p, LOAD(uint8_t, src)); NEXT();
-op_u16: p = put_key(p, rs, rf); p += sp_put_uint(p, LOAD(uint16_t, src)); NEXT();
-op_u32: p = put_key(p, rs, rf); p += sp_put_uint(p, LOAD(uint32_t, src)); NEXT();
-op_u64: p = put_key(p, rs, rf); p += sp_put_uint(p, LOAD(uint64_t, src)); NEXT();
-op_float: p = put_key(p, rs, rf); p += sp_put_float(p, LOAD(float, src)); NEXT();
-op_double: p = put_key(p, rs, rf); p += sp_put_double(p, LOAD(double, src)); NEXT();
-op_bool: p = put_key(p, rs, rf); *p++ = LOAD(bool, src) ? 0xc3 : 0xc2; NEXT();
-op_wide: p = put_key(p, rs, rf); p += put_wide_int(p, rf->type, src); NEXT();
-op_bytes: {
-    const sp_str_field *v = (const sp_str_field *)(const void *)src;   /* bin: the same shape */
-    if (v->ptr == NULL) { p = put_key(p, rs, rf); *p++ = 0xc0; NEXT(); }
-    if (!body_fits(room, rf->need, v->len)) goto general;
-    p = put_bytes(put_key(p, rs, rf), rf->op, v->ptr, v->len);
-    NEXT();
-  }
-op_strs: {
-    const sp_array_field *a = (const sp_array_field *)(const void *)src;
-    uint8_t *q;
-    if ((uint64_t)a->count > 0xffffffffu || (a->ptr == NULL && a->count > 0)) goto general;
-    q = put_key(p, rs, rf);
-    q += sp_put_header(q, (uint32_t)a->count, 0x90, 15, 0xdc);
-    if ((p = put_strs(w, a->ptr, a->count, q)) == NULL) return sp_schema_path(&w->err, rf);
-    NEXT();
-  }
-general:                                         /* the general path, for this field */
-  w->cur = p;
-  if (rf->key_len) sp_write_raw(w, rs->keys + rf->key_off, rf->key_len);
-  if (!write_field(w, rf, src, depth)) return sp_schema_path(&w->err, rf);
-  p = w->cur;
-  NEXT();
-done:
   w->cur = p;
   return w->err.code == SP_OK;
 }
-#undef FETCH_OR_DISPATCH
-#undef NEXT
 
 /* ---- entries ------------------------------------------------------------------ */
 
