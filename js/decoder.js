@@ -379,7 +379,12 @@ function readMap(n, depth, at) {
     const c = pos < len ? src[pos] : 0xc1;            // none left: read() says so
     const k = c >= 0xa0 && c <= 0xa0 + KEY_MAX ? readKey(c - 0xa0) : read(depth + 1);
     if (typeof k !== 'string' && opt.maps === 'auto') return readIntoMap(objectToMap(o), n - i, depth, k);
-    const v = read(depth + 1);
+    const c2 = src[pos];                 // the commonest values of records, inline
+    let v;
+    if (c2 < 0x80) { v = c2; pos++; }
+    else if (c2 >= 0xa0 && c2 < 0xc0) { pos++; v = readStr(c2 & 31, pos - 1); }
+    else if (c2 === 0xcb && len - pos >= 9) { pos += 9; v = view().getFloat64(pos - 8); }
+    else v = read(depth + 1);
     if (k === '__proto__') Object.defineProperty(o, k, { value: v, enumerable: true, writable: true, configurable: true });
     else o[k] = v;
   }
