@@ -66,12 +66,6 @@ static inline int fmt_records(sp_writer *w, const void *value) {
 /* The same bytes through the reservation contract (sp_writer.h): one
 ** reservation of the record's worst case, then sp_put_* at a local cursor,
 ** with no call and no capacity check per value. */
-static inline uint8_t *put_str(uint8_t *q, const char *s, size_t n) {
-  q += sp_put_str_header(q, (uint32_t)n);
-  sp_copy(q, s, n);
-  return q + n;
-}
-
 static inline int fmt_records_reserved(sp_writer *w, const void *value) {
   const records *rs = value;
   sp_write_array_header(w, rs->n);
@@ -82,15 +76,15 @@ static inline int fmt_records_reserved(sp_writer *w, const void *value) {
     uint8_t *p = sp_writer_reserve(w, worst), *q = p;
     if (p == NULL) return 0;                 /* the error sticks in w */
     *q++ = 0x84;
-    q = put_str(q, "id", 2);
+    q = sp_put_str(q, "id", 2);
     q += sp_put_int(q, r->id);
-    q = put_str(q, "name", 4);
-    q = put_str(q, r->name, 16);
-    q = put_str(q, "score", 5);
+    q = sp_put_str(q, "name", 4);
+    q = sp_put_str(q, r->name, 16);
+    q = sp_put_str(q, "score", 5);
     q += sp_put_double(q, r->score);
-    q = put_str(q, "tags", 4);
+    q = sp_put_str(q, "tags", 4);
     *q++ = 0x93;
-    for (int t = 0; t < 3; t++) q = put_str(q, r->tags[t], r->tag_len[t]);
+    for (int t = 0; t < 3; t++) q = sp_put_str(q, r->tags[t], r->tag_len[t]);
     sp_writer_advance(w, (size_t)(q - p));
   }
   return 0;

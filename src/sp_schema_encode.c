@@ -230,10 +230,8 @@ static uint8_t *put_key(uint8_t *p, const sp_resolved *rs, const sp_rfield *rf) 
 
 /* A str or bin (op) header and body; the room is checked by the caller. */
 static inline uint8_t *put_bytes(uint8_t *p, uint8_t op, const void *data, size_t len) {
-  if (SP_LIKELY(op == SP_F_STR)) p += sp_put_str_header(p, (uint32_t)len);
-  else if (len <= 0xff) { p[0] = 0xc4; p[1] = (uint8_t)len; p += 2; }
-  else if (len <= 0xffff) { p[0] = 0xc5; sp_store16(p + 1, (uint16_t)len); p += 3; }
-  else { p[0] = 0xc6; sp_store32(p + 1, (uint32_t)len); p += 5; }
+  if (SP_LIKELY(op == SP_F_STR)) return sp_put_str(p, data, len);
+  p += sp_put_bin_header(p, (uint32_t)len);
   sp_copy(p, data, len);
   return p + len;
 }

@@ -303,10 +303,7 @@ uint8_t *sp_write_str_slow(sp_writer *w, const char *utf8, size_t len) {
 
 void sp_write_bin_header(sp_writer *w, uint32_t n) {
   uint8_t *p = sp_writer_reserve(w, 5);
-  if (!p) return;
-  if (n <= 0xff) { p[0] = 0xc4; p[1] = (uint8_t)n; w->cur = p + 2; }
-  else if (n <= 0xffff) { p[0] = 0xc5; sp_store16(p + 1, (uint16_t)n); w->cur = p + 3; }
-  else { p[0] = 0xc6; sp_store32(p + 1, n); w->cur = p + 5; }
+  if (p) w->cur = p + sp_put_bin_header(p, n);
 }
 
 void sp_write_bin(sp_writer *w, const void *data, size_t len) {
