@@ -112,7 +112,7 @@ if (peerCases.length === 0) {
   console.log('peer rows skipped: no CWPack/mpack sources (cmake/peers.cmake; set SP_PEERS)');
 } else {
   console.log('\nscratchpack over each peer in the same build (peer time / scratchpack time, by bests; above 1: scratchpack faster)');
-  console.log(row(['case', ...builds.map((b) => b.name)].map((c, i) => (i === 0 ? c : c))));
+  console.log(row(['case', ...builds.map((b) => b.name)]));
   for (const c of peerCases) {
     const ours = c.slice(c.indexOf(':') + 1);
     const cells = [c];

@@ -347,6 +347,17 @@ export class HeapSink {
     }
   }
 
+  /** Copies bytes[0..n) (a JS array, not linear memory) into the spans. */
+  putBytes(bytes, n) {
+    for (let at = 0; at < n;) {
+      if (this.pos >= this.end) this.more(Math.min(n - at, 64 * 1024));
+      const k = Math.min(n - at, this.end - this.pos);
+      this.u8.set(bytes.subarray(at, at + k), this.pos);
+      this.pos += k;
+      at += k;
+    }
+  }
+
   /** True while the message sits in the scratch (then it is u8[base..pos)). */
   inScratch() {
     this.heap.check(this.recordEnd);
@@ -568,7 +579,6 @@ export class ScratchSink {
     this.hs = null;                // the heap sink after migration
     this.scratchSize = 0;
     this.fixed = false;
-    this.whole = true;
     this.u8 = null;
     this.dv = null;
     this.pos = 0;
@@ -595,14 +605,7 @@ export class ScratchSink {
     const hs = this.take();
     this.hs = hs;                  // from here on, release() ends the entry
     hs.beginArray(this.scratchSize, 0);
-    const buf = this.buf, n = this.pos;
-    for (let at = 0; at < n;) {
-      if (hs.pos >= hs.end) hs.more(Math.min(n - at, 64 * 1024));
-      const k = Math.min(n - at, hs.end - hs.pos);
-      hs.u8.set(buf.subarray(at, at + k), hs.pos);
-      hs.pos += k;
-      at += k;
-    }
+    hs.putBytes(this.buf, this.pos);
     this.pull();
   }
 
