@@ -19,11 +19,12 @@ command -v emcc >/dev/null || missing+=(emscripten)
 dpkg -s node-acorn >/dev/null 2>&1 || missing+=(node-acorn)
 command -v clang >/dev/null || missing+=(clang)
 command -v wasm-ld >/dev/null || missing+=(lld)
-# libFuzzer (tests/fuzz): part of clang's runtime, libclang-rt-14-dev on Debian 12.
-if command -v clang >/dev/null \
-   && ! ls "$(clang -print-resource-dir)"/lib/linux/libclang_rt.fuzzer-*.a >/dev/null 2>&1; then
-  missing+=(libclang-rt-14-dev)
-fi
+# libFuzzer and the sanitizers' runtimes for clang (tests/fuzz): part of
+# clang's runtime, libclang-rt-N-dev for clang N (14 on Debian 12). Checked
+# by package too, since clang itself may be installed in this same run.
+clang_major=14
+command -v clang >/dev/null && clang_major="$(clang -dumpversion | cut -d. -f1)"
+dpkg -s "libclang-rt-$clang_major-dev" >/dev/null 2>&1 || missing+=("libclang-rt-$clang_major-dev")
 dpkg -s wasi-libc >/dev/null 2>&1 || missing+=(wasi-libc)
 dpkg -s libclang-rt-dev-wasm32 >/dev/null 2>&1 || missing+=(libclang-rt-dev-wasm32)
 command -v node >/dev/null || missing+=(nodejs)
