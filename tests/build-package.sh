@@ -4,9 +4,12 @@
 # (scratchpack.mjs/.wasm/.worker.js) and single-threaded (scratchpack-st),
 # and the WASI reactor (scratchpack-wasi.wasm) -- then checks that each
 # dist/ entry of package.json "files" is there. Needs the toolchains that
-# tests/setup.sh names (emcc, clang with wasi-libc); incremental.
+# tests/setup.sh names (emcc, clang with wasi-libc): `tests/setup.sh build`
+# installs the missing ones as root, or stops with one line naming them.
+# Incremental.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+bash tests/setup.sh build
 bash tests/build-wasm.sh dist
 bash tests/build-wasi.sh scratchpack-wasi
 missing=$(node -e '
