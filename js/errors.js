@@ -28,6 +28,7 @@ const JS_CODES = [
   'CYCLE',            // encode: a value that contains itself
   'CLOSED',           // the instance was closed
   'INTERNAL',         // a C code this package does not know, or a broken build
+  'NOT_READY',        // a module-level encode before `await ready()` where the module cannot load synchronously (browsers)
 ];
 
 /** The stable codes a ScratchpackError carries: codes.X === 'X'. */

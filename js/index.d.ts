@@ -5,14 +5,14 @@
 /**
  * Every code a {@link ScratchpackError} can carry. The C core names the same
  * errors `SP_E_` + the code (`SP_E_TRUNCATED`); SINK, CALLBACK, TYPE and
- * OVERFLOW arise only in C, UNSUPPORTED_TYPE, CYCLE, CLOSED and INTERNAL
- * only in JS.
+ * OVERFLOW arise only in C, UNSUPPORTED_TYPE, CYCLE, CLOSED, INTERNAL and
+ * NOT_READY only in JS.
  */
 export type ScratchpackErrorCode =
   | 'NOMEM' | 'INVALID_ARGUMENT' | 'CANCELLED' | 'LENGTH_LIMIT' | 'VALUE_RANGE'
   | 'BUFFER_TOO_SMALL' | 'SINK' | 'CALLBACK' | 'TRUNCATED' | 'MALFORMED' | 'TYPE'
   | 'DEPTH_LIMIT' | 'OVERFLOW' | 'TRAILING_BYTES'
-  | 'UNSUPPORTED_TYPE' | 'CYCLE' | 'CLOSED' | 'INTERNAL';
+  | 'UNSUPPORTED_TYPE' | 'CYCLE' | 'CLOSED' | 'INTERNAL' | 'NOT_READY';
 
 /**
  * The codes as constants.
@@ -512,6 +512,49 @@ export declare class Scratchpack {
  * sp.close();
  */
 export declare function createScratchpack(options?: ScratchpackOptions): Promise<Scratchpack>;
+
+/**
+ * Encodes with the package's default instance (the single-threaded module,
+ * default options), ready on import: no `await`, under `import` and
+ * `require` alike. Node loads the module synchronously on the first call; a
+ * browser cannot (no synchronous compile of a module this size on its main
+ * thread), so there `await ready()` comes first, else NOT_READY. As
+ * {@link Scratchpack.encode}: a new Uint8Array of exactly the message's size.
+ * @example
+ * import { encode, decode } from 'scratchpack';
+ * decode(encode({ hello: 'world' }));   // { hello: 'world' }
+ */
+export declare function encode<T>(value: EncodableValue<T>): Uint8Array<ArrayBuffer>;
+
+/**
+ * {@link Scratchpack.encodeInto} on the default instance (see {@link encode}):
+ * writes into target from offset and returns the bytes written.
+ * @example
+ * const n = encodeInto(value, buf, 4);   // buf[4 .. 4 + n)
+ */
+export declare function encodeInto<T>(value: EncodableValue<T>, target: Uint8Array<ArrayBufferLike>, offset?: number): number;
+
+/**
+ * {@link Scratchpack.encodeView} on the default instance (see {@link encode}):
+ * a lease on the message in linear memory.
+ */
+export declare function encodeView<T>(value: EncodableValue<T>): Lease;
+
+/**
+ * {@link Scratchpack.encodeToStream} on the default instance; waits for
+ * {@link ready} itself where the module loads asynchronously.
+ */
+export declare function encodeToStream<T>(value: EncodableValue<T>,
+  writable: NodeWritableLike | WritableStreamLike): Promise<number>;
+
+/**
+ * Resolves once the module-level encodes can run: at once under Node; in a
+ * browser once the single-threaded module is fetched and compiled. Rejects
+ * (INTERNAL, naming the file) when it cannot be loaded.
+ * @example
+ * await ready();            // once, in a browser, before the first encode()
+ */
+export declare function ready(): Promise<void>;
 
 /**
  * Decodes without loading the WebAssembly module (decoding runs in JS).

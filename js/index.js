@@ -4,4 +4,5 @@ export { ScratchpackError, codes } from './errors.js';
 export { Ext } from './ext.js';
 export { Lease } from './lease.js';
 export { decode } from './decode.js';
+export { encode, encodeInto, encodeToStream, encodeView, ready } from './default.js';
 export { decodeMultiple, decodeStream } from './decode-stream.js';

@@ -151,6 +151,62 @@ export async function loadModule({ threaded, poolSize, wasmBinary, files = packa
   });
 }
 
+/**
+ * Node only: loads the package's single-threaded module synchronously (for
+ * the module-level entries, which must work on import without await, under
+ * `import` and `require` alike). Its script comes through require() of an
+ * ES module (Node >= 20.19, or 22.12), its bytes through readFileSync, and
+ * it is compiled and instantiated with the synchronous WebAssembly.Module
+ * and Instance. Returns the Emscripten Module object as loadModule does,
+ * or null where this cannot be done (not Node; a Node without require() of
+ * ES modules): the caller then loads it with loadModule. Throws the
+ * missing-file error (INTERNAL) naming a file that is not there.
+ */
+export function loadModuleSync({ files = packaged, log = (line) => console.error(`scratchpack: ${line}`) } = {}) {
+  if (!isNode || typeof process.getBuiltinModule !== 'function') return null;
+  const build = files.single;
+  const { createRequire } = process.getBuiltinModule('node:module');
+  const { readFileSync } = process.getBuiltinModule('node:fs');
+  const { fileURLToPath } = process.getBuiltinModule('node:url');
+  const script = fileURLToPath(beside(build, 'script'));
+  let factory;
+  try {
+    factory = createRequire(here)(script).default;
+  } catch (e) {
+    if (e.code === 'ERR_REQUIRE_ESM') return null;      // Node < 20.19: the caller awaits loadModule
+    throw missingFile(script, e.code || e.message, e);
+  }
+  const path = fileURLToPath(build.wasm);
+  let bytes;
+  try {
+    bytes = wasmFile(path, readFileSync(path));
+  } catch (e) {
+    throw e instanceof ScratchpackError ? e : missingFile(path, e.code || e.message, e);
+  }
+  const settings = { wasmBinary: bytes, pthreadPoolSize: 0 };
+  settings.print = settings.printErr = log;
+  let failed = null;
+  settings.instantiateWasm = (imports, receive) => {
+    try {
+      const module = new WebAssembly.Module(bytes);
+      const instance = new WebAssembly.Instance(module, imports);
+      settings.spMemory = memoryOf(instance.exports);
+      receive(instance, module);
+      return instance.exports;
+    } catch (e) {
+      failed = e;
+      return {};
+    }
+  };
+  // With the instance received at once, Emscripten runs the module before
+  // its factory returns (its promise resolves later): settings is the Module.
+  factory(settings).catch(() => {});      // a failure is seen below, synchronously
+  if (failed !== null || typeof settings._sp_wasm_configure !== 'function' || !settings.spMemory)
+    throw new ScratchpackError(codes.INTERNAL, `scratchpack: ${path} did not start${failed ? `: ${failed.message}` : ''}`,
+      failed ? { cause: failed } : undefined);
+  return settings;
+}
+
 // The bytes read from `url`, when they are WebAssembly: a server that
 // answers a missing file with a page (a dev server's fallback) gives 200.
 function wasmFile(url, bytes) {

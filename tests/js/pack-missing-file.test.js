@@ -45,9 +45,21 @@ test('a missing pthread worker is named instead of a pool that never loads', () 
   rejectsNaming('scratchpack.worker.js', { threads: 1 }));
 test('a .wasm that is not WebAssembly (a server\'s fallback page) is named', () =>
   rejectsNaming('scratchpack-st.wasm', { wasm: 'single' }, '<!doctype html><title>not found</title>'));
+test('the module-level encode names a missing single-threaded .wasm (it loads that build synchronously)', async () => {
+  const { dir, sp } = await packageWithout('scratchpack-st.wasm');
+  assert.throws(() => sp.encode([1]), (e) => e.code === 'INTERNAL' &&
+    e.message.includes(join(dir, 'dist', 'scratchpack-st.wasm')) && /package is incomplete/.test(e.message));
+  await assert.rejects(sp.ready(), { code: 'INTERNAL' });
+});
+test('the module-level encode names a missing single-threaded script', async () => {
+  const { dir, sp } = await packageWithout('scratchpack-st.mjs');
+  assert.throws(() => sp.encode([1]), (e) => e.code === 'INTERNAL' &&
+    e.message.includes(join(dir, 'dist', 'scratchpack-st.mjs')) && /npm run build/.test(e.message));
+});
 test('the complete copy loads (the cases above fail for the file they take out)', async () => {
   const { sp } = await packageWithout('scratchpack-wasi.wasm');
   const s = await sp.createScratchpack({ threads: 1 });
   assert.deepEqual(sp.decode(s.encode([1, 'x'])), [1, 'x']);
+  assert.deepEqual(sp.decode(sp.encode([2, 'y'])), [2, 'y']);
   s.close();
 });

@@ -65,6 +65,18 @@ test('npm pack from a clean clone builds and ships every file, installs, and run
     back: { hello: 'tarball', n: [1, 2, 3], t: [7, 8] }, kernel: 'simd128', off: 10,
     alone: ['single', 1.5], threaded: [true, false],
   });
+  // The module-level entries, ready on import and on require (Node >= 20.19 loads the ESM entry).
+  writeFileSync(join(app, 'top.mjs'), `
+    import { encode, decode } from 'scratchpack';
+    console.log(JSON.stringify(decode(encode({ top: 'import', t: Int32Array.of(1, 2) }))));`);
+  writeFileSync(join(app, 'top.cjs'), `
+    const { encode, decode } = require('scratchpack');
+    const back = decode(encode({ top: 'require', s: 'x'.repeat(20000) }));   // past the JS scratch: into C
+    console.log(JSON.stringify({ top: back.top, s: back.s.length }));`);
+  const imported = await run(join(bin, 'node'), ['top.mjs'], { cwd: app, env, timeout: 30000 });
+  assert.deepEqual(JSON.parse(imported.stdout), { top: 'import', t: [1, 2] });
+  const required = await run(join(bin, 'node'), ['top.cjs'], { cwd: app, env, timeout: 30000 });
+  assert.deepEqual(JSON.parse(required.stdout), { top: 'require', s: 20000 });
 });
 
 // (The two tests below use the install of the one above.)

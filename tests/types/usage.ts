@@ -7,7 +7,8 @@
 import { createReadStream, createWriteStream, readFileSync } from 'node:fs';
 import { Writable } from 'node:stream';
 import {
-  codes, createScratchpack, decode, decodeMultiple, decodeStream, Ext, Lease, Scratchpack, ScratchpackError,
+  codes, createScratchpack, decode, decodeMultiple, decodeStream, encode, encodeInto, encodeToStream, encodeView, Ext,
+  Lease, ready, Scratchpack, ScratchpackError,
   type Compression, type DecodeOptions, type DecodeStreamOptions, type Decoded, type Encodable, type EncodableValue,
   type Extension,
   type ScratchpackErrorCode,
@@ -258,9 +259,9 @@ release();                                   // works detached
 lease[Symbol.dispose]();
 // @ts-expect-error read-only
 lease.release = () => {};
-const { encode } = sp;
+const { encode: unbound } = sp;
 // @ts-expect-error so does encode()
-encode(user);
+unbound(user);
 // @ts-expect-error only encodeView makes leases
 new Lease();
 // @ts-expect-error only createScratchpack makes a Scratchpack
@@ -301,6 +302,24 @@ await createScratchpack({ compression: 'lz4' });
 decode(small, { decompress: 'no' });
 void mode;
 packed.close();
+
+// ---- the module-level entries (the default instance) ---------------------------
+
+await ready();
+const plain: Uint8Array<ArrayBuffer> = encode(users);
+const into: number = encodeInto({ id: 1 }, new Uint8Array(64), 2);
+const leased: Lease = encodeView([1, 'two']);
+leased.release();
+const streamed: Promise<number> = encodeToStream(users, createWriteStream('/dev/null'));
+const notReady: ScratchpackErrorCode = codes.NOT_READY;
+new Response(encode({ body: true }));                  // its own ArrayBuffer: a BufferSource
+// @ts-expect-error a function is not encodable
+encode(() => 1);
+// @ts-expect-error the target is a Uint8Array
+encodeInto(1, new ArrayBuffer(8));
+// @ts-expect-error ready takes no options
+await ready({ threads: 2 });
+void [plain, into, streamed, notReady];
 
 void [response, blob, view, written, name, fromFile];
 sp.close();
