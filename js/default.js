@@ -7,10 +7,9 @@
 // (scratchpack.js) or loading (wasm.js).
 //
 // Under Node the first call loads the module synchronously (wasm.js,
-// loadModuleSync: about what createScratchpack takes, once). A browser may
-// not compile a module of this size synchronously on its main thread, nor
-// read a file synchronously, so there `await ready()` comes first; a call
-// before it throws NOT_READY (and starts the load). No top-level await
+// loadModuleSync: about what createScratchpack takes, once). A page can
+// only fetch the .wasm asynchronously, so there `await ready()` comes
+// first; a call before it throws NOT_READY (and starts the load). No top-level await
 // anywhere in the package: require() of an ES module refuses a graph with one.
 
 import { ScratchpackError, codes } from './errors.js';

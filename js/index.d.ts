@@ -517,8 +517,8 @@ export declare function createScratchpack(options?: ScratchpackOptions): Promise
  * Encodes with the package's default instance (the single-threaded module,
  * default options), ready on import: no `await`, under `import` and
  * `require` alike. Node loads the module synchronously on the first call; a
- * browser cannot (no synchronous compile of a module this size on its main
- * thread), so there `await ready()` comes first, else NOT_READY. As
+ * browser cannot (a page fetches the .wasm asynchronously), so there
+ * `await ready()` comes first, else NOT_READY. As
  * {@link Scratchpack.encode}: a new Uint8Array of exactly the message's size.
  * @example
  * import { encode, decode } from 'scratchpack';

@@ -41,7 +41,7 @@ async function fileHost() {
 export function missingFile(url, why, cause) {
   return new ScratchpackError(codes.INTERNAL,
     `scratchpack could not load ${url} (${why}): the package is incomplete or its files were not ` +
-    'copied beside the bundle (see "Bundlers" in the README); in a clone of the repository, run `npm run build`',
+    'copied beside the bundle (see docs/bundlers.md); in a clone of the repository, run `npm run build`',
     cause ? { cause } : undefined);
 }
 

@@ -1,4 +1,4 @@
-// The package bundled for the browser as its users do (README "Bundlers"):
+// The package bundled for the browser as its users do (docs/bundlers.md):
 // tests/browser/bundlers/ (a page importing 'scratchpack' by name) built
 // with Vite, esbuild and webpack 5, and served by Vite's dev server, then
 // run in chromium -- without cross-origin isolation on the single-threaded
@@ -24,7 +24,7 @@ const work = mkdtempSync(join(tmpdir(), 'scratchpack-bundlers-'));
 const project = join(work, 'project');                 // the user's project: the fixture, and the package installed
 const out = { vite: join(work, 'vite'), esbuild: join(work, 'esbuild'), webpack: join(work, 'webpack') };
 const types = { '.js': 'text/javascript', '.mjs': 'text/javascript', '.wasm': 'application/wasm', '.html': 'text/html' };
-// What the esbuild recipe copies beside the bundle (README "Bundlers").
+// What the esbuild recipe copies beside the bundle (docs/bundlers.md).
 const esbuildCopies = ['scratchpack.mjs', 'scratchpack.wasm', 'scratchpack.worker.js', 'scratchpack-st.wasm'];
 
 let browser;
@@ -33,7 +33,7 @@ let esbuildInputs = [];
 const viteWarnings = [];
 let packed;   // webpack's build: { files (every file it read), warnings ('module: first line'), assets }
 
-// The README's webpack recipe (bundlers/webpack.config.mjs) built with
+// docs/bundlers.md's webpack recipe (bundlers/webpack.config.mjs) built with
 // webpack's Node API into out.webpack, beside the page as
 // html-webpack-plugin would write it: a classic script, main.js.
 async function webpackBuild() {
@@ -134,8 +134,8 @@ test('vite: the build warns of nothing', () => {
 // warning about its own modules (js/); what it says about Emscripten's
 // pthread worker (its Node branch's require, its import() of a URL it is
 // handed) and the chunk cycle the worker makes (its module starts the
-// worker) is in the README.
-test('webpack: only the warnings the README names', () => {
+// worker) is in docs/bundlers.md.
+test('webpack: only the warnings docs/bundlers.md names', () => {
   for (const w of packed.warnings) {
     assert.match(w, /^(\.\/node_modules\/scratchpack\/dist\/scratchpack\.worker\.js: Critical dependency|: Circular dependency between chunks)/,
       packed.warnings.join('\n'));

@@ -1,4 +1,4 @@
-/* The README's "Extensions" C example: a point as ext 7, both ways. */
+/* The C example of docs/extensions.md: a point as ext 7, both ways. */
 #include <stdio.h>
 #include <string.h>
 

@@ -142,7 +142,7 @@ describe('the layouts, byte for byte', () => {
     assert.deepEqual(arraySp.encode(v), plain);
   });
 
-  test('the README\'s 64-byte message: c7 12 63 d2 00 00 00 40 + block, 92 d4 62 40 c6 00 00 00 0d + block', () => {
+  test('docs/compression.md\'s 64-byte message: c7 12 63 d2 00 00 00 40 + block, 92 d4 62 40 c6 00 00 00 0d + block', () => {
     // The message is c4 3e and 62 zeros. Its LZ4 block, by hand: token 3f (3
     // literals; match 15 + 4 + more), the literals c4 3e 00, offset 01 00, match
     // length byte 25 (15 + 37 + 4 = 56 bytes: 3 + 56 = 59), then token 50: the

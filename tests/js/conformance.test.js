@@ -2,7 +2,7 @@
 // read from node_modules): every encoding it lists for a value decodes to
 // that value, in JS (decode) and in C (sp.decode), and what we encode is one
 // of the encodings it lists. Its timestamps are [seconds, nanoseconds]: they
-// decode to a Date floored to the millisecond (README: timestamps), and
+// decode to a Date floored to the millisecond (docs/javascript.md: the value table), and
 // only those a Date holds exactly are encoded.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
