@@ -122,3 +122,21 @@ test('streams in the browser: encodeToStream into a WritableStream, decodeStream
   });
   assert.deepEqual(r, { chunks: true, bytes: true, rows: true, end: 'end', queued: true });
 });
+
+test('the module-level entries in the browser: NOT_READY before ready(), then encode works; encodeToStream waits by itself', async () => {
+  const r = await run(false, async () => {
+    const { decode, encode, encodeInto, encodeToStream, ready } = await import('/js/index.js');
+    let before = '';
+    try { encode(1); } catch (e) { before = e.code; }
+    const chunks = [];
+    const streamed = await encodeToStream({ s: 'streamed' }, new WritableStream({ write(c) { chunks.push(c); } }));
+    await ready();
+    const target = new Uint8Array(16);
+    const n = encodeInto([1, 'two'], target);
+    return {
+      before, streamed: decode(new Uint8Array(await new Blob(chunks).arrayBuffer())).s, n: streamed > 0 && n,
+      back: decode(encode({ hello: 'page', t: Int32Array.of(1, 2) })), into: decode(target.subarray(0, n)),
+    };
+  });
+  assert.deepEqual(r, { before: 'NOT_READY', streamed: 'streamed', n: 6, back: { hello: 'page', t: [1, 2] }, into: [1, 'two'] });
+});
