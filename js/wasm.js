@@ -113,9 +113,12 @@ export async function loadModule({ threaded, poolSize, wasmBinary, files = packa
   log = (line) => console.error(`scratchpack: ${line}`) }) {
   const build = threaded ? files.threads : files.single;
   const host = await fileHost();
-  let factory;
+  // The package's single-threaded script: under Node, through require() as
+  // loadModuleSync loads it, never import(): a require() of a module whose
+  // import() is still in flight fails inside Node.
+  let factory = build === packaged.single ? requireFactory(build) : null;
   try {
-    factory = (await build.load()).default;
+    factory ??= (await build.load()).default;
   } catch (e) {
     if (ownNames(build)) await host.check(beside(build, 'script'));   // names it when it is missing
     throw missingFile('the module script', e.message, e);
@@ -163,19 +166,11 @@ export async function loadModule({ threaded, poolSize, wasmBinary, files = packa
  * missing-file error (INTERNAL) naming a file that is not there.
  */
 export function loadModuleSync({ files = packaged, log = (line) => console.error(`scratchpack: ${line}`) } = {}) {
-  if (!isNode || typeof process.getBuiltinModule !== 'function') return null;
   const build = files.single;
-  const { createRequire } = process.getBuiltinModule('node:module');
+  const factory = requireFactory(build);
+  if (factory === null) return null;
   const { readFileSync } = process.getBuiltinModule('node:fs');
   const { fileURLToPath } = process.getBuiltinModule('node:url');
-  const script = fileURLToPath(beside(build, 'script'));
-  let factory;
-  try {
-    factory = createRequire(here)(script).default;
-  } catch (e) {
-    if (e.code === 'ERR_REQUIRE_ESM') return null;      // Node < 20.19: the caller awaits loadModule
-    throw missingFile(script, e.code || e.message, e);
-  }
   const path = fileURLToPath(build.wasm);
   let bytes;
   try {
@@ -205,6 +200,22 @@ export function loadModuleSync({ files = packaged, log = (line) => console.error
     throw new ScratchpackError(codes.INTERNAL, `scratchpack: ${path} did not start${failed ? `: ${failed.message}` : ''}`,
       failed ? { cause: failed } : undefined);
   return settings;
+}
+
+// Node only: the Emscripten factory of a build's script, loaded by
+// require() of an ES module; null where this host has no such require (not
+// Node; Node before 20.19 or 22.12). Throws the missing-file error.
+function requireFactory(build) {
+  if (!isNode || typeof process.getBuiltinModule !== 'function') return null;
+  const { createRequire } = process.getBuiltinModule('node:module');
+  const { fileURLToPath } = process.getBuiltinModule('node:url');
+  const script = fileURLToPath(beside(build, 'script'));
+  try {
+    return createRequire(here)(script).default;
+  } catch (e) {
+    if (e.code === 'ERR_REQUIRE_ESM') return null;
+    throw missingFile(script, e.code || e.message, e);
+  }
 }
 
 // The bytes read from `url`, when they are WebAssembly: a server that

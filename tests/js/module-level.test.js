@@ -107,3 +107,22 @@ test('there, encodeToStream waits for the module instead of throwing', () => {
     console.log(JSON.stringify({ n, back: decode(Buffer.concat(chunks)) }));`);
   assert.deepEqual(JSON.parse(out), { n: 11, back: { streamed: true } });
 });
+
+test('module-level encodes while createScratchpack({ wasm: "single" }) loads the same script all succeed', () => {
+  // (require() of a module whose import() is in flight fails inside Node: both load it by require.)
+  const out = node(['--input-type=module', '-e'], `
+    import { createScratchpack, decode, encode } from 'scratchpack';
+    const loading = createScratchpack({ wasm: 'single' });
+    const errors = new Set();
+    let calls = 0;
+    const tick = setInterval(() => {
+      try { decode(encode([calls++])); } catch (e) { errors.add(e.code + ': ' + e.message); }
+    }, 0);
+    for (let i = 0; i < 5; i++) await new Promise((ok) => setImmediate(ok));
+    try { decode(encode('now')); } catch (e) { errors.add(e.code + ': ' + e.message); }
+    const sp = await loading;
+    clearInterval(tick);
+    console.log(JSON.stringify({ errors: [...errors], back: decode(sp.encode([1, 'own'])) }));
+    sp.close();`);
+  assert.deepEqual(JSON.parse(out), { errors: [], back: [1, 'own'] });
+});
