@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "scratchpack.h"
+#include "sp_trace.h"
 
 #ifndef SP_NO_THREADS
 #include <pthread.h>

@@ -18,7 +18,6 @@
 #include "sp_schema.h"
 #include "sp_sequence.h"
 #include "sp_serialize.h"
-#include "sp_trace.h"
 #include "sp_value.h"
 #include "sp_writer.h"
 

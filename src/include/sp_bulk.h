@@ -16,7 +16,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "sp_compress.h"
 #include "sp_writer.h"
 
 #define SP_BULK_CHUNK 4096   /* elements per reservation: at most 4096 x 9 B */
@@ -77,16 +76,6 @@ int sp_read_f64_array(sp_reader *r, double *dst, size_t cap, uint32_t *n);
 ** elements of that type. An unknown kind fails the reader with
 ** SP_E_INVALID_ARGUMENT and returns 0. (sp_bulk_kind.c) */
 int sp_read_numeric_array(sp_reader *r, sp_num_kind kind, void *dst, size_t cap, uint32_t *n);
-
-/* Decodes the whole of len bytes at data as one array of 'kind' into dst
-** (room for cap elements); *n gets the count. A compressed message
-** (Lz4Block or Lz4BlockArray, sp_compress.h) is decompressed into pooled
-** memory and its plain array read (opt may be NULL: detection on, the
-** default limit). Bytes after the array are SP_E_TRAILING_BYTES. *err (if
-** not NULL) gets the error. (sp_bulk_kind.c) */
-sp_code sp_numeric_array_decode(const void *data, size_t len, sp_num_kind kind, void *dst,
-                                size_t cap, uint32_t *n, const sp_decompress_options *opt,
-                                sp_error *err);
 
 /* The int32 encoder in use: "simd128", "ssse3" or "scalar". */
 const char *sp_bulk_i32_kernel(void);

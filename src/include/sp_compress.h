@@ -38,6 +38,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "sp_bulk.h"
 #include "sp_error.h"
 #include "sp_pool.h"
 #include "sp_reader.h"
@@ -168,5 +169,15 @@ static inline sp_code sp_plain_close(sp_plain *p, int whole) {
   if (!p->compressed && p->seq == NULL) return p->in->err.code;
   return sp_plain_close_slow(p, whole);
 }
+
+/* Decodes the whole of len bytes at data as one array of 'kind' into dst
+** (room for cap elements); *n gets the count. A compressed message
+** (Lz4Block or Lz4BlockArray) is decompressed into pooled
+** memory and its plain array read (opt may be NULL: detection on, the
+** default limit). Bytes after the array are SP_E_TRAILING_BYTES. *err (if
+** not NULL) gets the error. (sp_numeric_decode.c) */
+sp_code sp_numeric_array_decode(const void *data, size_t len, sp_num_kind kind, void *dst,
+                                size_t cap, uint32_t *n, const sp_decompress_options *opt,
+                                sp_error *err);
 
 #endif

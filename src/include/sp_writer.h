@@ -123,6 +123,8 @@ static inline void sp_writer_reset(sp_writer *w, sp_mode mode) {
   w->err.path[0] = '\0';
 }
 
+/* Records the first error (later ones are ignored) and stops all writing.
+** 'cause' must be a static string. Returns 'code'. */
 sp_code sp_writer_fail(sp_writer *w, sp_code code, const char *cause, const char *site);
 
 /* A writer over the caller's buffer writer. Takes its first span now (one
@@ -186,10 +188,6 @@ static inline uint64_t sp_writer_length(const sp_writer *w) {
 ** call twice. */
 void sp_writer_release(sp_writer *w);
 
-/* Records the first error (later ones are ignored) and stops all writing.
-** 'cause' must be a static string. Returns 'code'. */
-sp_code sp_writer_fail(sp_writer *w, sp_code code, const char *cause, const char *site);
-
 /* Nonzero when writing must stop: an error is recorded, or the cancel flag
 ** is set (which records SP_E_CANCELLED). Collection loops call it once per
 ** element; bulk writes call it once before starting. */
@@ -221,11 +219,10 @@ static inline void sp_writer_advance(sp_writer *w, size_t n) { w->cur += n; }
 /* Each format below writes in place when the span has room for its worst
 ** case, else calls its out-of-line form, which does the whole write (or
 ** fails, sticky) and returns the write position; the two paths meet at one
-** store of w->cur. The fast path never tests for NULL (natively b.records
-** encode went 10.2 -> 8.2 us), and meeting at that store lets V8 keep a
-** caller's loop counter in a register (WASM c.ints one int at a time went
-** 60 -> 49 us; with the slow call ending the loop body instead, V8 stored
-** the counter to the stack on every iteration). */
+** store of w->cur. The fast path never tests for NULL (a test there slowed
+** b.records encode natively), and meeting at that store lets V8 keep a
+** caller's loop counter in a register (with the slow call ending the loop
+** body instead, V8 stored the counter to the stack on every iteration). */
 uint8_t *sp_write_byte_slow(sp_writer *w, uint8_t b);
 
 static inline void sp_write_byte(sp_writer *w, uint8_t b) {

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "fixtures.h"
+#include "sp_trace.h"
 #include "sp_test.h"
 #include "lz4_layout.h"
 #include "test_util.h"

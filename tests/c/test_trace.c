@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "fixtures.h"
+#include "sp_trace.h"
 #include "sp_test.h"
 
 static sp_trace_event events[4096];

@@ -37,8 +37,8 @@
 ** result says whether a trimmer got there first.
 ** The alternatives cost more or free less: a per-thread lock is two atomics
 ** per access, and a "trim on the owner's next call" epoch would never free
-** an idle thread's slots. Measured by bench_pool_fanout's ceiling row, the
-** one exchange per pair is about 7 ns on this project's 2-core VM.
+** an idle thread's slots. bench_pool_fanout's ceiling row (npm run
+** bench:pools) measures what the one exchange per pair costs.
 ** A slot's idle stamp is an atomic the owner clears when set (before the
 ** store or exchange that fills the slot) and the timed trim sets; a race between them
 ** only changes when an array is trimmed, never who owns it.
@@ -68,7 +68,7 @@
 #include "sp_error.h"
 #include "sp_pool.h"
 #include "sp_pool_keep.h"
-#include "sp_thread.h"
+#include "base/sp_thread.h"
 
 #define NBUCKETS 27              /* 16 B << 26 = 1 GiB */
 #define MAX_PARTITIONS 1024u

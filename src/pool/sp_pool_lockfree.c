@@ -41,7 +41,7 @@
 #include "sp_error.h"
 #include "sp_pool.h"
 #include "sp_pool_keep.h"
-#include "sp_thread.h"
+#include "base/sp_thread.h"
 
 #define MAX_BUCKETS 27               /* 16 B << 26 = 1 GiB */
 #define NSTRIPES 16

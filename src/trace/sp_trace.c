@@ -10,7 +10,7 @@
 
 #include "sp_serialize.h"
 #include "sp_trace.h"
-#include "sp_thread.h"
+#include "base/sp_thread.h"
 
 static SP_THREAD_LOCAL uint32_t thread_id;
 static atomic_uint next_thread_id;

@@ -5,7 +5,7 @@
 */
 #include "sp_alloc.h"
 #include "sp_scratch.h"
-#include "sp_thread.h"
+#include "base/sp_thread.h"
 
 static SP_THREAD_LOCAL sp_scratch scratch;
 

@@ -1,8 +1,7 @@
 /*
 ** sp_bulk_kind.c -- numeric arrays by kind: the one place an sp_num_kind
 ** becomes a typed bulk writer or reader.
-** Owns: the two dispatchers, the element sizes of the kinds and the
-** whole-input decode of an array (compressed or not). Must not
+** Owns: the two dispatchers and the element sizes of the kinds. Must not
 ** touch: the element loops (sp_bulk.c, sp_bulk_read.c) or the writer's and
 ** reader's state beyond failing them.
 **
@@ -41,20 +40,4 @@ int sp_read_numeric_array(sp_reader *r, sp_num_kind kind, void *dst, size_t cap,
   switch (kind) { EACH_KIND(READ) }
 #undef READ
   return sp_reader_fail(r, SP_E_INVALID_ARGUMENT, "unknown numeric kind", __func__);
-}
-
-sp_code sp_numeric_array_decode(const void *data, size_t len, sp_num_kind kind, void *dst,
-                                size_t cap, uint32_t *n, const sp_decompress_options *opt,
-                                sp_error *err) {
-  sp_reader r;
-  sp_plain p;
-  sp_reader *src;
-  *n = 0;
-  sp_reader_init(&r, data, len);
-  src = sp_plain_open(&p, &r, opt);
-  sp_read_numeric_array(src, kind, dst, cap, n);
-  if (sp_plain_close(&p, 1) == SP_OK && sp_reader_remaining(&r) != 0)
-    sp_reader_fail(&r, SP_E_TRAILING_BYTES, "bytes after the end of the array", __func__);
-  if (err != NULL) *err = r.err;
-  return r.err.code;
 }

@@ -11,7 +11,7 @@
 
 #include "sp_alloc.h"
 #include "sp_sequence.h"
-#include "sp_thread.h"
+#include "base/sp_thread.h"
 
 struct sp_seq_pool {
   sp_lock lock;

@@ -298,8 +298,8 @@ static inline int array_in_place(sp_reader *r, const sp_rfield *rf, sp_array_fie
 /* One value of the common types with the reader's inline reads, in the
 ** loop that calls it; the rest through decode_elem. It repeats six of
 ** decode_elem's cases on purpose: making decode_elem itself inline (this
-** switch in front of it, for array elements too) measured 12% slower on
-** b.records schema decode (bench_decode, side by side). */
+** switch in front of it, for array elements too) measured slower on
+** b.records schema decode (npm run bench:decode, side by side). */
 static inline int decode_one(sp_reader *r, const sp_rfield *rf, uint8_t *p, dctx *c) {
   switch (rf->type) {
     case SP_F_I32: return sp_read_int32(r, AS(int32_t, p));

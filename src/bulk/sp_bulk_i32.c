@@ -45,7 +45,8 @@ static inline vec vload(const int32_t *p) { return wasm_v128_load(p); }
 
 /* As on x86: subtract, flip the sign bit, compare signed, one bitmask. The
 ** direct form (u32x4.lt, i32x4.all_true) is what V8 makes several SSE
-** instructions each of: c.ints encode took 8.0 us with it, 5.3 with this. */
+** instructions each of, and c.ints encode was slower with it (npm run
+** bench:wasm). */
 static inline int all_in(vec x, int32_t lo, uint32_t span) {
   vec d = wasm_v128_xor(wasm_i32x4_sub(x, wasm_i32x4_splat(lo)), wasm_i32x4_splat(INT32_MIN));
   vec in = wasm_i32x4_lt(d, wasm_i32x4_splat((int32_t)(span ^ 0x80000000u)));
