@@ -2,9 +2,9 @@
 // Owns: reading an LZ4 block's sequences (literals, then a match) into a
 // caller's array. Must not touch: MessagePack (decompress.js reads the
 // layouts around the blocks), allocation (the caller gives the output),
-// compression (C does it: src/sp_lz4_compress.c, through the WASM module).
+// compression (C does it: src/compress/sp_lz4_compress.c, through the WASM module).
 //
-// The block format only (no frame format), as src/sp_lz4_decompress.c reads
+// The block format only (no frame format), as src/compress/sp_lz4_decompress.c reads
 // it: a token (literal count in its high nibble, match length - 4 in its low
 // one, 15 meaning "more bytes follow, each adding up to 255"), the literals,
 // then a 2-byte little-endian offset back into the output and the match.
