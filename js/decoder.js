@@ -121,9 +121,16 @@ export function readToken(bytes, at, depth, options) {
   }
 }
 
-/** bytes as a Uint8Array (a view, never a copy); INVALID_ARGUMENT for anything but bytes. */
+/**
+ * bytes as a plain Uint8Array (a view, never a copy); INVALID_ARGUMENT for
+ * anything but bytes. A Buffer or other subclass is viewed as a plain
+ * Uint8Array too: bins are made by the source's slice() and subarray(),
+ * and Buffer's slice() is a view of the input, not a copy -- so every bin
+ * is a Uint8Array of its own (or with binary: 'view' one viewing the
+ * input) whatever type of view the input came in.
+ */
 export function asBytes(b) {
-  if (b instanceof Uint8Array) return b;
+  if (b instanceof Uint8Array && b.constructor === Uint8Array) return b;
   if (ArrayBuffer.isView(b)) return new Uint8Array(b.buffer, b.byteOffset, b.byteLength);
   if (b instanceof ArrayBuffer || (typeof SharedArrayBuffer === 'function' && b instanceof SharedArrayBuffer))
     return new Uint8Array(b);

@@ -157,7 +157,11 @@ export interface DecodeOptions extends Limits {
   int64?: 'auto' | 'bigint' | 'number' | 'string';
   /** 'auto' (default): objects while every key is a string, else a Map. */
   maps?: 'auto' | 'object' | 'map';
-  /** 'copy' (default) or 'view': bin values as views of the input (valid while it is). */
+  /**
+   * 'copy' (default): every bin value is a plain `Uint8Array` that owns its
+   * bytes, whatever the input's type (a Buffer too), offset or chunking.
+   * 'view': bin values as plain `Uint8Array` views of the input (valid while it is).
+   */
   binary?: 'copy' | 'view';
   /**
    * Numeric arrays as typed arrays: a constructor (arrays whose every element
