@@ -461,7 +461,7 @@ export class HeapSink {
  * BUFFER_TOO_SMALL means the message really is too big.
  */
 const TARGET_STAGE_FIRST = 4096;
-const TARGET_STAGE_KEEP = 1 << 20;   // a bigger stage is let go after the call
+const TARGET_STAGE_KEEP = 4 << 20;   // a bigger stage is let go after the call (as the heap's staging block)
 // Up to this many bytes a loop copies faster than subarray() and set().
 const COPY_BY_LOOP = 32;
 
