@@ -6,9 +6,9 @@
 // input afterwards changes nothing decoded. binary: 'view' is the zero-copy
 // opt-in: the same plain Uint8Array type, viewing the input.
 import assert from 'node:assert/strict';
-import { describe, test } from 'node:test';
+import { after, describe, test } from 'node:test';
 
-import { Ext, decode, decodeMultiple, decodeStream } from '../../js/index.js';
+import { Ext, createScratchpack, decode, decodeMultiple, decodeStream } from '../../js/index.js';
 import { rng } from './helpers.js';
 
 // ---- messages with bins in every place -------------------------------------
@@ -180,6 +180,27 @@ describe('decodeStream: bins own their bytes whatever the chunks', () => {
         scribbleAll();
         assert.deepEqual(values.map(snapshot), EXPECTED, `${name}, ${cutName}`);
       }
+    });
+  }
+});
+
+describe("an instance's decode, decodeMultiple and decodeStream: the same", async () => {
+  const sp = await createScratchpack();
+  after(() => sp.close());
+  for (const [name, make] of FORMS.filter(([n]) => n !== 'DataView')) {
+    test(name, async () => {
+      const [input, scribble] = make(BYTES);
+      const multi = [...sp.decodeMultiple(input)];
+      const one = sp.decode(make(Uint8Array.from(MESSAGES[1]))[0]);
+      const [source, scribbleAll] = chunked(BYTES, [1, 2, 3, 50, 51, 400], make);
+      const streamed = [];
+      for await (const v of sp.decodeStream(source)) streamed.push(v);
+      for (const v of [multi, [one], streamed]) assertOwned(v, name);
+      scribble();
+      scribbleAll();
+      assert.deepEqual(multi.map(snapshot), EXPECTED);
+      assert.deepEqual(streamed.map(snapshot), EXPECTED);
+      assert.deepEqual(snapshot(one), EXPECTED[1]);
     });
   }
 });
