@@ -144,7 +144,7 @@ export function asBytes(b) {
 }
 
 // The decoder recurses once per level of nesting: a maxDepth above what the
-// host's stack holds (about 5,000 levels in Node's default stack) ends in a
+// host's stack holds (a few thousand levels in Node's default stack) ends in a
 // stack overflow, which becomes DEPTH_LIMIT at the byte reached -- the
 // same error a lower maxDepth gives, never the host's RangeError.
 function tooDeep(e) {

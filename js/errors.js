@@ -53,9 +53,6 @@ export class ScratchpackError extends Error {
   }
 }
 
-/** An INVALID_ARGUMENT error (options, arguments). */
-export const invalidArgument = (what) => new ScratchpackError(codes.INVALID_ARGUMENT, what);
-
 /** The code for a C sp_code number. */
 export function codeFromC(n) {
   return (n >= 1 && C_CODES[n - 1]) || codes.INTERNAL;
