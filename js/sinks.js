@@ -500,7 +500,10 @@ export class TargetSink {
     if (this.base + this.pos > this.target.length) throw this.tooSmall(this.base + this.pos);
     const need = this.pos + n;
     if (this.stage.length >= need) return;
-    const next = new Uint8Array(Math.max(need, this.stage.length * 2));
+    // Doubling, but not past what the target can take (a message the size
+    // of a big target is not staged in twice its size).
+    const room = Math.max(this.target.length - this.base, TARGET_STAGE_FIRST);
+    const next = new Uint8Array(Math.max(need, Math.min(this.stage.length * 2, room)));
     next.set(this.stage.subarray(0, this.pos));
     this.stage = next;
     this.stageDv = new DataView(next.buffer);
