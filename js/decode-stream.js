@@ -146,7 +146,7 @@ function decodeMessage(bytes, opt, at) {
 
 // A decode error moved from offsets in a message or chunk to offsets in the stream.
 function shifted(e, delta) {
-  if (!(e instanceof ScratchpackError) || e.offset < 0 || delta === 0) return e;
+  if (!(e instanceof ScratchpackError) || !(e.offset >= 0) || delta === 0) return e;
   const at = e.offset + delta;
   const message = e.message.replace(/\(at byte \d+\)$/, `(at byte ${at})`);
   return new ScratchpackError(e.code, message, { offset: at, cause: e.cause });
@@ -163,7 +163,7 @@ function grown(buf, used, need) {
 }
 
 function asChunk(c) {
-  if (c instanceof Uint8Array) return c;
+  if (c instanceof Uint8Array && c.constructor === Uint8Array) return c;   // a Buffer is viewed plain (asBytes)
   if (ArrayBuffer.isView(c) || c instanceof ArrayBuffer ||
       (typeof SharedArrayBuffer === 'function' && c instanceof SharedArrayBuffer)) return asBytes(c);
   throw new ScratchpackError(codes.INVALID_ARGUMENT,

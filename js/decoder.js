@@ -8,7 +8,7 @@
 // do, so the bytes are read where they are.
 
 import { Ext, extDecode, extensionTable } from './ext.js';
-import { ScratchpackError, codes, decodeError } from './errors.js';
+import { ScratchpackError, codes, decodeError, isStackOverflow } from './errors.js';
 import { intRange, isTypedCtor } from './typed.js';
 import { readUtf8 } from './text.js';
 
@@ -68,6 +68,8 @@ export function decodeValue(bytes, options) {
     const v = read(0);
     if (pos !== len) throw decodeError(codes.TRAILING_BYTES, pos, `${len - pos} bytes left after the value`);
     return v;
+  } catch (e) {
+    throw tooDeep(e);
   } finally {
     src = null;
     dv = null;
@@ -88,6 +90,8 @@ export function decodeFrom(bytes, at, options) {
     const v = read(0);
     decodeEnd = pos;
     return v;
+  } catch (e) {
+    throw tooDeep(e);
   } finally {
     src = null;
     dv = null;
@@ -115,19 +119,39 @@ export function readToken(bytes, at, depth, options) {
     if (container === 'map') mapHeader(count, depth, at);
     else arrayHeader(count, depth, at);
     return { container, count, end: pos };
+  } catch (e) {
+    throw tooDeep(e);
   } finally {
     src = null;
     dv = null;
   }
 }
 
-/** bytes as a Uint8Array (a view, never a copy); INVALID_ARGUMENT for anything but bytes. */
+/**
+ * bytes as a plain Uint8Array (a view, never a copy); INVALID_ARGUMENT for
+ * anything but bytes. A Buffer or other subclass is viewed as a plain
+ * Uint8Array too: bins are made by the source's slice() and subarray(),
+ * and Buffer's slice() is a view of the input, not a copy -- so every bin
+ * is a Uint8Array of its own (or with binary: 'view' one viewing the
+ * input) whatever type of view the input came in.
+ */
 export function asBytes(b) {
-  if (b instanceof Uint8Array) return b;
+  if (b instanceof Uint8Array && b.constructor === Uint8Array) return b;
   if (ArrayBuffer.isView(b)) return new Uint8Array(b.buffer, b.byteOffset, b.byteLength);
   if (b instanceof ArrayBuffer || (typeof SharedArrayBuffer === 'function' && b instanceof SharedArrayBuffer))
     return new Uint8Array(b);
   throw new ScratchpackError(codes.INVALID_ARGUMENT, 'decode takes a Uint8Array, another typed array or an ArrayBuffer');
+}
+
+// The decoder recurses once per level of nesting: a maxDepth above what the
+// host's stack holds (a few thousand levels in Node's default stack) ends in a
+// stack overflow, which becomes DEPTH_LIMIT at the byte reached -- the
+// same error a lower maxDepth gives, never the host's RangeError.
+function tooDeep(e) {
+  if (!isStackOverflow(e)) return e;
+  return new ScratchpackError(codes.DEPTH_LIMIT,
+    `nesting deeper than this host's stack can decode (maxDepth ${opt.maxDepth}; lower it) (at byte ${pos})`,
+    { offset: pos, cause: e });
 }
 
 function view() {

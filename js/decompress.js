@@ -70,7 +70,7 @@ function decodePlain(plain, opt, at) {
   try {
     return decodeValue(plain, opt);
   } catch (e) {
-    if (!(e instanceof ScratchpackError) || e.offset < 0) throw e;
+    if (!(e instanceof ScratchpackError) || !(e.offset >= 0)) throw e;
     const what = e.message.replace(/ \(at byte \d+\)$/, '');
     throw new ScratchpackError(e.code,
       `${what} at byte ${e.offset} of the decompressed message (at byte ${at})`, { offset: at, cause: e });

@@ -18,8 +18,8 @@
 // the largest piece plus a segment, and JS the chunks the writable has not
 // taken yet.
 
-import { ScratchpackError, codes, finishEncodeError, formatPath, EncodeFailure, indexStep, keyStep,
-  mapKeyStep, mapStep } from './errors.js';
+import { ScratchpackError, abbreviatePath, codes, finishEncodeError, formatPath, EncodeFailure, indexStep, isStackOverflow,
+  keyStep, mapKeyStep, mapStep } from './errors.js';
 import { Ext } from './ext.js';
 import { numericKind } from './typed.js';
 import { utf8Length } from './text.js';
@@ -45,7 +45,11 @@ export async function streamEncode(sink, value, out, maxDepth, isClosed, exts = 
   const walk = new StreamWalk(sink, out, maxDepth, isClosed, exts);
   try {
     await walk.run(value);
-    await out.done();
+    try {
+      await out.done();
+    } catch (e) {
+      throw sinkFailure(e, walk.sent, '');
+    }
     return walk.sent;
   } finally {
     out.release();
@@ -71,15 +75,19 @@ export async function streamCompressed(sink, value, out, maxDepth, compression, 
     const chunks = sink.segments();
     sink.release();
     let sent = 0;
-    for (let i = 0; i < chunks.length; i++) {
-      sent += chunks[i].length;
-      const wait = out.write(chunks[i]);
-      chunks[i] = null;                 // the writable holds it now
-      if (wait !== undefined) await wait;
-      if (isClosed())
-        throw new ScratchpackError(codes.CANCELLED, 'the scratchpack was closed while the message was written');
+    try {
+      for (let i = 0; i < chunks.length; i++) {
+        sent += chunks[i].length;
+        const wait = out.write(chunks[i]);
+        chunks[i] = null;               // the writable holds it now
+        if (wait !== undefined) await wait;
+        if (isClosed())
+          throw new ScratchpackError(codes.CANCELLED, 'the scratchpack was closed while the message was written');
+      }
+      await out.done();
+    } catch (e) {
+      throw sinkFailure(e, sent, '');   // the whole value: it was written before any chunk went
     }
-    await out.done();
     return sent;
   } finally {
     out.release();
@@ -101,7 +109,13 @@ class StreamWalk {
   async run(value) {
     const s = this.sink;
     s.beginStream();
-    if (!this.enter(value, null)) this.write(value, null, 0);
+    let whole;
+    try {
+      whole = !this.enter(value, null);
+    } catch (e) {
+      throw this.foreign(e, null);
+    }
+    if (whole) this.write(value, null, 0);
     while (this.frames.length > 0) {
       this.step();
       if (s.end !== this.spanEnd) {     // a new span: the writer has moved past a segment
@@ -124,24 +138,35 @@ class StreamWalk {
       return;
     }
     const i = f.i++;
-    let v, at;
-    if (f.kind === ARRAY) {
-      v = f.v[i];
-      at = indexStep(i);
-    } else if (f.kind === OBJECT) {
-      const k = f.keys[i];
-      at = keyStep(k);
-      this.write(k, at, f.depth);
-      v = f.v[k];
-    } else {
-      const r = f.entries.next();
-      if (r.done) throw this.failure(codes.INVALID_ARGUMENT, `the Map lost entries while it was written (${f.n} at the start)`, null);
-      const [k, x] = r.value;
-      this.write(k, mapKeyStep(k), f.depth);
-      v = x;
-      at = mapStep(k);
+    let v, at = null;
+    try {
+      if (f.kind === ARRAY) {
+        at = indexStep(i);
+        v = f.v[i];
+      } else if (f.kind === OBJECT) {
+        const k = f.keys[i];
+        at = keyStep(k);
+        this.write(k, at, f.depth);
+        v = f.v[k];
+      } else {
+        const r = f.entries.next();
+        if (r.done) throw this.failure(codes.INVALID_ARGUMENT, `the Map lost entries while it was written (${f.n} at the start)`, null);
+        const [k, x] = r.value;
+        this.write(k, mapKeyStep(k), f.depth);
+        v = x;
+        at = mapStep(k);
+      }
+      if (!this.enter(v, at)) this.write(v, at, f.depth);
+    } catch (e) {
+      throw this.foreign(e, at);
     }
-    if (!this.enter(v, at)) this.write(v, at, f.depth);
+  }
+
+  // An error the value's own code threw while the walk read it (a getter, a
+  // Proxy trap) as the package's error at 'at'; the package's pass.
+  foreign(e, at) {
+    if (e instanceof ScratchpackError || isStackOverflow(e)) return e;
+    return this.rebase(finishEncodeError(e), at);
   }
 
   // Writes the header of a big container, str or bin and makes it the
@@ -254,12 +279,25 @@ class StreamWalk {
     this.spanEnd = 0;
     if (chunk.length > 0) {
       this.sent += chunk.length;
-      const wait = this.out.write(chunk);
-      if (wait !== undefined) await wait;
+      try {
+        const wait = this.out.write(chunk);
+        if (wait !== undefined) await wait;
+      } catch (e) {
+        throw sinkFailure(e, this.sent, last ? '' : formatPath(this.steps(this.lastStep())));
+      }
     }
     if (this.isClosed())
       throw new ScratchpackError(codes.CANCELLED, 'the scratchpack was closed while the message was written');
     if (!last) s.beginStream();
+  }
+
+  // The step to the element the walk wrote last in the innermost frame (null
+  // for a str or bin, or before its first element).
+  lastStep() {
+    const f = this.frames[this.frames.length - 1];
+    if (f === undefined || f.i === 0 || f.kind >= BYTES) return null;
+    if (f.kind === ARRAY) return indexStep(f.i - 1);
+    return f.kind === OBJECT ? keyStep(f.keys[f.i - 1]) : null;   // (a Map's last key is not kept)
   }
 
   // The steps from the root to the element at 'at' (null: the frame itself).
@@ -280,14 +318,26 @@ class StreamWalk {
   // the current entry, rebased to the message.
   rebase(e, at) {
     if (!(e instanceof ScratchpackError) || e.path === null) return e;
-    const path = formatPath(this.steps(at)) + e.path;
-    const offset = e.offset >= 0 ? e.offset + this.sent : -1;
+    const path = abbreviatePath(formatPath(this.steps(at)) + e.path);
+    const offset = e.offset >= 0 ? e.offset + this.sent : undefined;
     const cut = e.message.lastIndexOf(` at ${e.path === '' ? 'the value itself' : e.path}`);
     const what = cut >= 0 ? e.message.slice(0, cut) : e.message;
     const where = offset >= 0 ? ` (output byte ${offset})` : '';
     return new ScratchpackError(e.code, `${what} at ${path === '' ? 'the value itself' : path}${where}`,
       { path, offset, cause: e.cause });
   }
+}
+
+// The writable failed (its write threw or rejected, it emitted 'error', or it
+// closed early) after `sent` bytes were handed to it, while the walk was at
+// `path`: SINK, its error as the cause; a ScratchpackError (CANCELLED: it
+// closed early, or the instance was closed) stays as it is.
+function sinkFailure(e, sent, path) {
+  if (e instanceof ScratchpackError) return e;
+  const said = e instanceof Error ? e.message : String(e);
+  const where = path === '' ? '' : ` while writing ${path}`;
+  return new ScratchpackError(codes.SINK, `the writable failed after ${sent} bytes${where}: ${said}`,
+    { offset: sent, path: abbreviatePath(path), cause: e });
 }
 
 // Whether a value is small enough to write in one piece: at most PIECE_PARTS
@@ -302,6 +352,8 @@ function isSmall(root) {
   try {
     todo.push(root);
     return fits(todo);
+  } catch {
+    return true;            // the value's own code threw: written in one piece, it throws there with its path
   } finally {
     if (todo.length > 0) todo.length = 0;   // left full only by an early answer
     if (own) spareBusy = false;

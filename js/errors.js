@@ -12,8 +12,8 @@ const C_CODES = [
   'LENGTH_LIMIT',     // 4  a length over 2^32-1 or over a limit
   'VALUE_RANGE',      // 5  a value the format cannot carry: a BigInt outside 64 bits, an invalid Date
   'BUFFER_TOO_SMALL', // 6  encodeInto's target (C: the caller's output) is full
-  'SINK',             // 7  C: the to_stream sink failed (its code in 'inner')
-  'CALLBACK',         // 8  a user callback failed: C's formatter or ext handler (code in 'inner'), JS's extension encode/decode (error in 'cause')
+  'SINK',             // 7  the to_stream sink failed: C's (its code in 'inner'), encodeToStream's writable (its error in 'cause')
+  'CALLBACK',         // 8  a user callback failed: C's formatter or ext handler (code in 'inner'), JS's extension encode/decode, a getter, Proxy or valueOf (error in 'cause')
   'TRUNCATED',        // 9  decode: the input ends inside a value or before what a header announces
   'MALFORMED',        // 10 decode: 0xc1, or a timestamp of bad length or nanoseconds
   'TYPE',             // 11 C: a read of another type than the one there
@@ -29,6 +29,7 @@ const JS_CODES = [
   'CLOSED',           // the instance was closed
   'INTERNAL',         // a C code this package does not know, or a broken build
   'NOT_READY',        // a module-level encode before `await ready()` where the module cannot load synchronously (browsers)
+  'RELEASED',         // a lease read after release() (its memory may hold another message)
 ];
 
 /** The stable codes a ScratchpackError carries: codes.X === 'X'. */
@@ -38,15 +39,17 @@ export const codes = Object.freeze(Object.fromEntries([...C_CODES, ...JS_CODES].
 export const cCodes = Object.freeze(C_CODES.slice());
 
 /**
- * An error with a stable `code`, the byte `offset` (decoding, encodeInto)
- * or the element `path` (encoding) where it happened, and an ES2022 `cause`.
+ * An error with a stable `code`, the byte `offset` (decoding: the input's;
+ * encoding: the output's, where the writer got to) and the element `path`
+ * (encoding) where it happened, and an ES2022 `cause`. An error with no
+ * offset has none (undefined), never -1.
  */
 export class ScratchpackError extends Error {
-  constructor(code, message, { offset = -1, path = null, cause } = {}) {
+  constructor(code, message, { offset, path = null, cause } = {}) {
     super(message, cause === undefined ? undefined : { cause });
     this.name = 'ScratchpackError';
     this.code = code;
-    this.offset = offset;
+    this.offset = typeof offset === 'number' && offset >= 0 ? offset : undefined;
     this.path = path;
   }
 }
@@ -83,6 +86,30 @@ function showKey(k) {
   return `<${Object.prototype.toString.call(k).slice(8, -1)}>`;
 }
 
+/**
+ * A path of more than PATH_SHOWN characters keeps about its first and last
+ * half around an ellipsis and the number of steps left out: a DEPTH_LIMIT
+ * at depth 500 would otherwise carry 1,500 characters of "[0]".
+ */
+export const PATH_SHOWN = 200;
+
+/** path shortened to about PATH_SHOWN characters, cut between steps. */
+export function abbreviatePath(path) {
+  if (path.length <= PATH_SHOWN) return path;
+  const half = PATH_SHOWN / 2;
+  const starts = /[[.]/g;                // where a step begins (a quoted key may fool it: only the cut moves)
+  let head = 0, tail = -1;
+  for (let m; (m = starts.exec(path)) !== null;) {
+    if (m.index <= half) head = m.index;
+    if (tail < 0 && m.index >= path.length - half) tail = m.index;
+  }
+  if (head === 0) head = half;
+  if (tail < 0) tail = path.length - half;
+  const left = path.slice(head, tail);
+  const steps = (left.match(starts) || []).length;
+  return `${path.slice(0, head)}…(${steps} steps)…${path.slice(tail)}`;
+}
+
 /** Renders steps (outermost first) as a path string; '' is the root. */
 export function formatPath(steps) {
   let out = '';
@@ -109,11 +136,36 @@ export class EncodeFailure {
   }
 }
 
-/** Adds a container step to an unwinding failure (other errors pass). */
+/**
+ * Adds a container step to an unwinding failure. A ScratchpackError, or an
+ * error the value's own code threw (a getter, a Proxy trap, valueOf), is
+ * made one; a stack overflow passes as it is (the frames it unwinds have
+ * no room for more work: finishEncodeError makes it DEPTH_LIMIT).
+ */
 export function within(e, step) {
   if (e instanceof EncodeFailure) e.steps.push(step);
   else if (e instanceof ScratchpackError) return toFailure(e, step);
+  else if (!isStackOverflow(e)) {
+    const f = foreignFailure(e);
+    f.steps.push(step);
+    return f;
+  }
   return e;
+}
+
+/** Whether e is the host's stack overflow (V8, SpiderMonkey, JSC). */
+export function isStackOverflow(e) {
+  return e instanceof Error && (e.name === 'RangeError' || e.name === 'InternalError') &&
+    /call stack|too much recursion/i.test(e.message);
+}
+
+// An error that is not the package's, thrown while the value was read: the
+// value's own code (CALLBACK), or the host out of memory (NOMEM).
+function foreignFailure(e) {
+  if (e instanceof RangeError && /allocation failed|invalid (typed )?array length|out of memory/i.test(e.message))
+    return new EncodeFailure(codes.NOMEM, `no memory: ${e.message}`, e);
+  const said = e instanceof Error ? `${e.name}: ${e.message}` : String(e);
+  return new EncodeFailure(codes.CALLBACK, `reading the value threw (a getter, Proxy or valueOf): ${said}`, e);
 }
 
 function toFailure(err, step) {
@@ -127,12 +179,13 @@ function toFailure(err, step) {
 export function finishEncodeError(e) {
   if (!(e instanceof EncodeFailure)) {
     if (e instanceof ScratchpackError) return e;
-    if (e instanceof RangeError && /call stack/i.test(e.message))
-      return new ScratchpackError(codes.DEPTH_LIMIT, 'value nested too deeply to encode', { cause: e });
-    return e;
+    if (isStackOverflow(e))
+      return new ScratchpackError(codes.DEPTH_LIMIT,
+        'value nested too deeply to encode (deeper than the stack allows: lower maxDepth)', { cause: e });
+    e = foreignFailure(e);
   }
   const steps = e.steps.reverse();
-  const path = formatPath(steps);
+  const path = abbreviatePath(formatPath(steps));
   const where = path === '' ? 'the value itself' : path;
   const at = e.offset >= 0 ? ` (output byte ${e.offset})` : '';
   return new ScratchpackError(e.code, `${e.what} at ${where}${at}`,

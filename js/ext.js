@@ -15,9 +15,20 @@ import { EncodeFailure, ScratchpackError, codes } from './errors.js';
 export class Ext {
   constructor(type, data) {
     if (!Number.isInteger(type) || type < -128 || type > 127)
-      throw new RangeError(`ext type must be an integer in -128..127, got ${type}`);
+      throw new ScratchpackError(codes.INVALID_ARGUMENT, `ext type must be an integer in -128..127, got ${type}`);
+    if (!(data instanceof Uint8Array) && (data === null || typeof data !== 'object'))
+      throw new ScratchpackError(codes.INVALID_ARGUMENT, 'ext data must be a Uint8Array, an array of bytes or an ArrayBuffer');
     this.type = type;
-    this.data = data instanceof Uint8Array ? data : new Uint8Array(data);
+    this.data = data instanceof Uint8Array ? data : bytesOf(data);
+  }
+}
+
+// Ext's data from an array of bytes or an ArrayBuffer (a bad length: INVALID_ARGUMENT).
+function bytesOf(data) {
+  try {
+    return new Uint8Array(data);
+  } catch (e) {
+    throw new ScratchpackError(codes.INVALID_ARGUMENT, `ext data: ${e.message}`, { cause: e });
   }
 }
 

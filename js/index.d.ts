@@ -4,15 +4,15 @@
 
 /**
  * Every code a {@link ScratchpackError} can carry. The C core names the same
- * errors `SP_E_` + the code (`SP_E_TRUNCATED`); SINK, CALLBACK, TYPE and
- * OVERFLOW arise only in C, UNSUPPORTED_TYPE, CYCLE, CLOSED, INTERNAL and
- * NOT_READY only in JS.
+ * errors `SP_E_` + the code (`SP_E_TRUNCATED`); TYPE and OVERFLOW arise
+ * only in C, UNSUPPORTED_TYPE, CYCLE, CLOSED, INTERNAL, NOT_READY and
+ * RELEASED only in JS.
  */
 export type ScratchpackErrorCode =
   | 'NOMEM' | 'INVALID_ARGUMENT' | 'CANCELLED' | 'LENGTH_LIMIT' | 'VALUE_RANGE'
   | 'BUFFER_TOO_SMALL' | 'SINK' | 'CALLBACK' | 'TRUNCATED' | 'MALFORMED' | 'TYPE'
   | 'DEPTH_LIMIT' | 'OVERFLOW' | 'TRAILING_BYTES'
-  | 'UNSUPPORTED_TYPE' | 'CYCLE' | 'CLOSED' | 'INTERNAL' | 'NOT_READY';
+  | 'UNSUPPORTED_TYPE' | 'CYCLE' | 'CLOSED' | 'INTERNAL' | 'NOT_READY' | 'RELEASED';
 
 /**
  * The codes as constants.
@@ -35,9 +35,17 @@ export declare class ScratchpackError extends Error {
   readonly name: 'ScratchpackError';
   /** What went wrong; stable across versions. */
   readonly code: ScratchpackErrorCode;
-  /** Decoding: the byte where the bad value starts. encodeInto: the target's length. Else -1. */
-  readonly offset: number;
-  /** Encoding: the path to the value that failed, e.g. `.users[3].name` ('' is the value itself). */
+  /**
+   * Decoding: the byte where the bad value starts (DEPTH_LIMIT: where the
+   * nesting got too deep). Encoding: the output byte the writer had reached
+   * when C reports it, BUFFER_TOO_SMALL the target's length, SINK the bytes
+   * the writable had been handed. `undefined` when there is none (never -1).
+   */
+  readonly offset: number | undefined;
+  /**
+   * Encoding: the path to the value that failed, e.g. `.users[3].name` ('' is
+   * the value itself); past 200 characters its middle is cut: `[0][0]…(434 steps)…[0]`.
+   */
   readonly path: string | null;
   /** The error underneath (ES2022 `cause`), when there is one. */
   readonly cause?: unknown;
@@ -49,7 +57,10 @@ export declare class ScratchpackError extends Error {
  * sp.encode(new Ext(7, Uint8Array.of(1, 2)));   // d5 07 01 02
  */
 export declare class Ext {
-  /** A Uint8Array is kept as it is; anything else is copied into a new one. */
+  /**
+   * A Uint8Array is kept as it is; anything else is copied into a new one.
+   * A type outside -128..127, or data that is not bytes, throws INVALID_ARGUMENT.
+   */
   constructor(type: number, data: Uint8Array | ArrayLike<number> | Iterable<number> | ArrayBufferLike);
   /** -128..127 */
   readonly type: number;
@@ -80,6 +91,8 @@ export declare class Lease implements Disposable {
    * In the single-threaded build a view made before memory grew reads as
    * empty (its buffer was detached): read `lease.bytes` again after other
    * calls on the instance. (In the pthread build it stays valid.)
+   * Reading it after the lease has ended throws RELEASED (a view taken
+   * before then is not checked: do not read it after release()).
    */
   readonly bytes: Uint8Array<ArrayBufferLike>;
   /** False once the lease has ended. */
@@ -157,7 +170,11 @@ export interface DecodeOptions extends Limits {
   int64?: 'auto' | 'bigint' | 'number' | 'string';
   /** 'auto' (default): objects while every key is a string, else a Map. */
   maps?: 'auto' | 'object' | 'map';
-  /** 'copy' (default) or 'view': bin values as views of the input (valid while it is). */
+  /**
+   * 'copy' (default): every bin value is a plain `Uint8Array` that owns its
+   * bytes, whatever the input's type (a Buffer too), offset or chunking.
+   * 'view': bin values as plain `Uint8Array` views of the input (valid while it is).
+   */
   binary?: 'copy' | 'view';
   /**
    * Numeric arrays as typed arrays: a constructor (arrays whose every element

@@ -5,6 +5,11 @@
 // build). Must not touch: what is under the view; the entry that made it
 // takes it back in _endLease.
 
+import { ScratchpackError, codes } from './errors.js';
+
+const released = () => new ScratchpackError(codes.RELEASED,
+  'this lease was released: its memory may hold another message now (copy lease.bytes before release() to keep it)');
+
 const dispose = typeof Symbol.dispose === 'symbol' ? Symbol.dispose : Symbol.for('Symbol.dispose');
 
 /**
@@ -34,10 +39,14 @@ export class Lease {
     this.release = () => this._end();
   }
 
-  /** The message (a view of linear memory; see above). */
+  /**
+   * The message (a view of linear memory; see above). RELEASED once the
+   * lease has ended: its memory may hold another message by then.
+   */
   get bytes() {
+    if (this._owner === null) throw released();
     const v = this._view;
-    if (v.length === this._length || this._owner === null) return v;
+    if (v.length === this._length) return v;
     return this._remake();
   }
 

@@ -426,8 +426,9 @@ export class Scratchpack {
    * one copy of its bytes. Any other value is encoded here. Resolves to a
    * new Uint8Array.
    */
-  async encodeAsync(value, { signal } = {}) {
+  async encodeAsync(value, options) {
     this._open();
+    const signal = asyncSignal(options);
     const kind = ArrayBuffer.isView(value) && (this._ext === null || this._ext.find(value) === null)
       ? numericKind(value) : -1;
     if (kind < 0) return this.encode(value);
@@ -450,14 +451,17 @@ export class Scratchpack {
     } catch {
       return null;                               // no memory to stage it: the same
     }
-    heap.u8.set(avail === src.length && at === 0 ? src : src.subarray(at, at + avail), inAt);
-    const used = this._m._sp_wasm_read_array(kind, inAt, avail, inAt + outOff, n) >>> 0;
-    let out = null;
-    if (used !== 0) {
-      out = new ctor(n);
-      out.set(new ctor(heap.buffer, inAt + outOff, n));
+    let out = null, used;
+    try {                                        // (a stack overflow may strike here, deep in a decode)
+      heap.u8.set(avail === src.length && at === 0 ? src : src.subarray(at, at + avail), inAt);
+      used = this._m._sp_wasm_read_array(kind, inAt, avail, inAt + outOff, n) >>> 0;
+      if (used !== 0) {
+        out = new ctor(n);
+        out.set(new ctor(heap.buffer, inAt + outOff, n));
+      }
+    } finally {
+      heap.unstage();
     }
-    heap.unstage();
     if (this._depth > 0) resync();               // decode called from a getter of an encode
     return out === null ? null : [out, at + used];
   }
@@ -590,4 +594,19 @@ export function configurePool(m, [kind, a, b, sequences], cacheLimit) {
   const rc = m._sp_wasm_configure(kind, a, b, sequences, keep);
   if (rc === 1) throw new ScratchpackError(codes.NOMEM, 'no WASM memory for the pool');
   if (rc !== 0) throw new ScratchpackError(codes.INTERNAL, `C refused a pool of checked sizes (${kind}, ${a}, ${b})`);
+}
+
+// encodeAsync's options: { signal } with an AbortSignal (or one alike:
+// aborted and addEventListener), or nothing; INVALID_ARGUMENT otherwise.
+function asyncSignal(options) {
+  if (options === undefined || options === null) return undefined;
+  if (typeof options !== 'object') throw new ScratchpackError(codes.INVALID_ARGUMENT, 'encodeAsync options must be an object { signal }');
+  for (const k of Object.keys(options))
+    if (k !== 'signal') throw new ScratchpackError(codes.INVALID_ARGUMENT, `unknown encodeAsync option '${k}'; known: signal`);
+  const { signal } = options;
+  if (signal === undefined || signal === null) return undefined;
+  if (typeof signal !== 'object' || typeof signal.aborted !== 'boolean' || typeof signal.addEventListener !== 'function' ||
+      typeof signal.removeEventListener !== 'function')
+    throw new ScratchpackError(codes.INVALID_ARGUMENT, 'encodeAsync signal must be an AbortSignal');
+  return signal;
 }

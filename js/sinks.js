@@ -1,8 +1,9 @@
 // sinks.js -- where the writer's spans come from.
 // Owns: the heap sink (spans of the C writer in linear memory: the thread's
 // scratch, pooled sequence segments; the slow path and bulk arrays go to C),
-// the target sink (the caller's Uint8Array, with a spill area so that only a
-// message that really does not fit is refused) and the scratch sink
+// the target sink (the caller's Uint8Array, written from a staging array
+// once the whole message is there, so a failure leaves it untouched and
+// only a message that really does not fit is refused) and the scratch sink
 // (encode()'s small JS scratch that migrates into a heap sink when it
 // overflows). Must not touch: formats (writer.js) or what the entries do
 // with the result.
@@ -450,71 +451,65 @@ export class HeapSink {
 }
 
 /**
- * The caller's array (encodeInto). Writes go straight into it; when a
- * worst-case reservation does not fit the rest of it, writing continues in
- * a private spill array and is copied back at the end if the exact bytes
- * fit, so BUFFER_TOO_SMALL means the message really is too big.
+ * The caller's array (encodeInto), written only once the whole message is
+ * there: the writer fills a private staging array the sink keeps between
+ * calls, and finish() copies it into the target if it fits. So a failed
+ * encodeInto (BUFFER_TOO_SMALL, or any error part way) leaves the target as
+ * it was, for one copy of the message: the same copy encode() makes, into
+ * an array that is already there. A worst-case reservation past the
+ * target's end is let through (the exact bytes may still fit), so
+ * BUFFER_TOO_SMALL means the message really is too big.
  */
+const TARGET_STAGE_FIRST = 4096;
+const TARGET_STAGE_KEEP = 4 << 20;   // a bigger stage is let go after the call (as the heap's staging block)
+// Up to this many bytes a loop copies faster than subarray() and set().
+const COPY_BY_LOOP = 32;
+
 export class TargetSink {
   constructor(heap) {
     this.heap = heap;              // typed arrays are encoded by C in its staging block
-    this.fixed = true;
+    this.fixed = false;            // the stage grows: the writer may reserve a string's worst case
     this.u8 = null;
     this.dv = null;
     this.pos = 0;
     this.end = 0;
     this.target = null;
-    this.targetDv = null;
-    this.spill = null;
-    this.spillDv = null;
-    this.spilling = false;
-    this.spillBase = 0;
+    this.base = 0;                 // where the message goes in the target
+    this.stage = new Uint8Array(TARGET_STAGE_FIRST);
+    this.stageDv = new DataView(this.stage.buffer);
   }
 
   begin(target, offset) {
-    if (this.target !== target) {       // a DataView only when the writer needs one
-      this.target = target;
-      this.targetDv = null;
-    }
-    this.u8 = target;
-    this.dv = this.targetDv;
-    this.pos = offset;
-    this.end = target.length;
-    this.spilling = false;
+    this.target = target;
+    this.base = offset;
+    this.u8 = this.stage;
+    this.dv = this.stageDv;
+    this.pos = 0;
+    this.end = this.stage.length;
   }
 
-  /** Nothing to re-make: the target and the spill are not linear memory. */
+  /** Nothing to re-make: the stage is not linear memory. */
   sync() {}
 
-  /** The DataView over the current span (made on first use). */
+  /** The DataView over the stage. */
   view() {
-    if (this.spilling) return this.spillDv;
-    const t = this.target;
-    return (this.targetDv = this.dv = new DataView(t.buffer, t.byteOffset, t.byteLength));
+    return this.stageDv;
   }
 
   more(n) {
-    if (!this.spilling) {
-      this.spilling = true;
-      this.spillBase = this.pos;
-      this.growSpill(n, 0);
-      this.pos = 0;
-      return;
-    }
-    if (this.spillBase + this.pos > this.target.length) throw this.tooSmall(this.spillBase + this.pos);
-    this.growSpill(this.pos + n, this.pos);
-  }
-
-  growSpill(need, keep) {
-    if (this.spill === null || this.spill.length < need) {
-      const next = new Uint8Array(Math.max(need, 256, this.spill ? this.spill.length * 2 : 0));
-      if (keep > 0) next.set(this.spill.subarray(0, keep));
-      this.spill = next;
-      this.spillDv = new DataView(next.buffer);
-    }
-    this.u8 = this.spill;
-    this.dv = this.spillDv;
-    this.end = this.spill.length;
+    if (this.base + this.pos > this.target.length) throw this.tooSmall(this.base + this.pos);
+    const need = this.pos + n;
+    if (this.stage.length >= need) return;
+    // Doubling, but not past what the target can take (a message the size
+    // of a big target is not staged in twice its size).
+    const room = Math.max(this.target.length - this.base, TARGET_STAGE_FIRST);
+    const next = new Uint8Array(Math.max(need, Math.min(this.stage.length * 2, room)));
+    next.set(this.stage.subarray(0, this.pos));
+    this.stage = next;
+    this.stageDv = new DataView(next.buffer);
+    this.u8 = next;
+    this.dv = this.stageDv;
+    this.end = next.length;
   }
 
   tooSmall(needed) {
@@ -525,15 +520,14 @@ export class TargetSink {
   }
 
   array(kind, view) {
-    const at = this.spilling ? this.spillBase + this.pos : this.pos;
-    const need = at + arrayMinBytes(kind, view.length);
+    const need = this.base + this.pos + arrayMinBytes(kind, view.length);
     if (need > this.target.length) throw this.tooSmall(need);   // before staging anything
     writeNumeric(this, this.heap, kind, view);
     this.heap.unstage();
     return null;
   }
 
-  /** Copies n staged bytes at heap address p into the target (or the spill). */
+  /** Copies n staged bytes at heap address p into the stage. */
   putHeap(p, n) {
     const src = this.heap.u8;
     while (n > 0) {
@@ -546,20 +540,24 @@ export class TargetSink {
     }
   }
 
-  /** Where the message ends in the target; copies the spill back. */
+  /** Copies the message into the target; where it ends there. */
   finish() {
-    if (!this.spilling) return this.pos;
-    const total = this.spillBase + this.pos;
+    const n = this.pos, total = this.base + n;
     if (total > this.target.length) throw this.tooSmall(total);
-    this.target.set(this.spill.subarray(0, this.pos), this.spillBase);
-    if (this.spill.length > 1 << 20) { this.spill = null; this.spillDv = null; }
+    const t = this.target, s = this.stage;
+    if (n <= COPY_BY_LOOP) for (let i = 0, j = this.base; i < n; i++, j++) t[j] = s[i];
+    else t.set(n === s.length ? s : s.subarray(0, n), this.base);
     return total;
   }
 
-  /** Ends a call. The last target (and its DataView) stay cached for the
-  ** next call with the same array. */
+  /** Ends a call (whatever happened); a big stage is let go. */
   clear() {
     this.u8 = this.dv = null;
+    this.target = null;
+    if (this.stage.length > TARGET_STAGE_KEEP) {
+      this.stage = new Uint8Array(TARGET_STAGE_FIRST);
+      this.stageDv = new DataView(this.stage.buffer);
+    }
   }
 }
 

@@ -197,7 +197,7 @@ try {
 } catch (e) {
   if (e instanceof ScratchpackError) {
     const code: ScratchpackErrorCode = e.code;
-    const at: number = e.offset;
+    const at: number | undefined = e.offset;   // undefined where there is no byte to name
     const path: string | null = e.path;
     if (e.code === codes.TRUNCATED) console.log('wait for more bytes after', at);
     switch (e.code) {
