@@ -10,6 +10,11 @@
 ** Usage: interop_dotnet DIR
 **   reads DIR/cs.bin + DIR/cs.txt, writes DIR/c.bin;
 **   reads DIR/lz4.bin + DIR/lz4.txt (when present), writes DIR/c-lz4.bin.
+**   reads DIR/contracts.bin + DIR/contracts.txt (when present): each
+**   [MessagePackObject] message into the sp_schema matching its C# class
+**   (Record: integer keys with gaps; Person: string keys; Bag, whose
+**   Dictionary members no schema expresses: a value tree), writes what the
+**   schema encodes back to DIR/c-contracts.bin; the bytes must be C#'s.
 ** Not a ctest test (it needs the peer's files): tests/dotnet/run.sh runs it.
 ** Prints "interop_dotnet: N passed, N failed".
 */
@@ -19,6 +24,7 @@
 #include <string.h>
 
 #include "scratchpack.h"
+#include "sp_schema.h"
 #include "sp_value.h"
 
 static int passed, failed;
@@ -217,6 +223,147 @@ static void run(const char *dir, const char *bin, const char *txt, const char *o
          bin, count, identical);
 }
 
+/* ---- the contracts of Peer/Contracts.cs --------------------------------- */
+
+typedef struct point { int32_t X, Y; } point;
+static const sp_field point_fields[] = {
+  SP_MEMBER_KEY(0, point, X, SP_F_I32),
+  SP_MEMBER_KEY(1, point, Y, SP_F_I32),
+};
+static sp_schema point_schema = SP_SCHEMA(point, point_fields, 0);
+
+typedef struct record {
+  int32_t Id;
+  sp_str_field Name;
+  double Score;
+  sp_array_field Tags;      /* sp_str_field */
+  sp_bin_field Blob;
+  sp_ts_field When;
+  sp_array_field Ints;      /* int32_t */
+  sp_array_field Doubles;   /* double */
+  point Origin;
+  sp_array_field Path;      /* point */
+  bool Flag;
+  int64_t Big;
+  float Ratio;
+} record;
+static const sp_field record_fields[] = {
+  SP_MEMBER_KEY(0, record, Id, SP_F_I32),
+  SP_MEMBER_KEY(1, record, Name, SP_F_STR),
+  SP_MEMBER_KEY(3, record, Score, SP_F_DOUBLE),
+  SP_MEMBER_KEY(4, record, Tags, SP_F_STR, .flags = SP_FIELD_ARRAY),
+  SP_MEMBER_KEY(6, record, Blob, SP_F_BIN),
+  SP_MEMBER_KEY(7, record, When, SP_F_TIMESTAMP),
+  SP_MEMBER_KEY(8, record, Ints, SP_F_I32, .flags = SP_FIELD_ARRAY),
+  SP_MEMBER_KEY(9, record, Doubles, SP_F_DOUBLE, .flags = SP_FIELD_ARRAY),
+  SP_MEMBER_KEY(10, record, Origin, SP_F_STRUCT, .schema = &point_schema),
+  SP_MEMBER_KEY(11, record, Path, SP_F_STRUCT, .schema = &point_schema, .flags = SP_FIELD_ARRAY),
+  SP_MEMBER_KEY(12, record, Flag, SP_F_BOOL),
+  SP_MEMBER_KEY(13, record, Big, SP_F_I64),
+  SP_MEMBER_KEY(14, record, Ratio, SP_F_FLOAT),
+};
+static sp_schema record_schema = SP_SCHEMA(record, record_fields, 0);
+
+typedef struct address { sp_str_field street; int32_t zip; } address;
+static const sp_field address_fields[] = {
+  SP_MEMBER(address, street, SP_F_STR),
+  SP_MEMBER(address, zip, SP_F_I32),
+};
+static sp_schema address_schema = SP_SCHEMA(address, address_fields, 0);
+
+typedef struct person {
+  int64_t id;
+  sp_str_field name;
+  sp_str_field email;
+  sp_array_field scores;    /* int32_t */
+  address home;
+  sp_bin_field photo;
+  sp_ts_field born;
+  sp_array_field weights;   /* double */
+  sp_array_field places;    /* address */
+  uint8_t age;
+  int16_t delta;
+  uint64_t mask;
+} person;
+static const sp_field person_fields[] = {
+  SP_MEMBER(person, id, SP_F_I64),
+  SP_MEMBER(person, name, SP_F_STR),
+  SP_MEMBER(person, email, SP_F_STR),
+  SP_MEMBER(person, scores, SP_F_I32, .flags = SP_FIELD_ARRAY),
+  SP_MEMBER(person, home, SP_F_STRUCT, .schema = &address_schema),
+  SP_MEMBER(person, photo, SP_F_BIN),
+  SP_MEMBER(person, born, SP_F_TIMESTAMP),
+  SP_MEMBER(person, weights, SP_F_DOUBLE, .flags = SP_FIELD_ARRAY),
+  SP_MEMBER(person, places, SP_F_STRUCT, .schema = &address_schema, .flags = SP_FIELD_ARRAY),
+  SP_MEMBER(person, age, SP_F_U8),
+  SP_MEMBER(person, delta, SP_F_I16),
+  SP_MEMBER(person, mask, SP_F_U64),
+};
+static sp_schema person_schema = SP_SCHEMA(person, person_fields, 0);
+
+static void contracts(const char *dir) {
+  char path[4096];
+  size_t blen, tlen;
+  snprintf(path, sizeof path, "%s/contracts.bin", dir);
+  uint8_t *b = slurp(path, &blen);
+  if (b == NULL) return;
+  snprintf(path, sizeof path, "%s/contracts.txt", dir);
+  char *lines = (char *)slurp(path, &tlen);
+  snprintf(path, sizeof path, "%s/c-contracts.bin", dir);
+  FILE *o = fopen(path, "wb");
+  if (lines == NULL || o == NULL) { fprintf(stderr, "interop_dotnet: contracts files\n"); exit(2); }
+  size_t p = 0, count = 0, identical = 0;
+  char *line = lines;
+  /* One struct per schema, decoded into again and again: the decode-into-existing path. */
+  record rec = { 0 };
+  person per = { 0 };
+  while (p + 4 <= blen && line != NULL && *line) {
+    uint32_t n = (uint32_t)b[p] | (uint32_t)b[p + 1] << 8 | (uint32_t)b[p + 2] << 16 | (uint32_t)b[p + 3] << 24;
+    const uint8_t *msg = b + p + 4;
+    p += 4 + (size_t)n;
+    char *next = strchr(line, '\n');
+    if (next) *next++ = 0;
+    char *name = line, *tab = strchr(line, '\t');
+    line = next;
+    if (tab) *tab = 0;
+    count++;
+    sp_schema *s = strncmp(name, "Record.", 7) == 0 ? &record_schema
+                   : strncmp(name, "Person.", 7) == 0 ? &person_schema : NULL;
+    void *obj = s == &record_schema ? (void *)&rec : (void *)&per;
+    sp_error err;
+    sp_bytes enc = { 0 };
+    sp_code c;
+    if (s != NULL) {
+      c = sp_schema_decode(s, msg, n, obj, 0, &err);
+      if (c == SP_OK) c = sp_schema_to_array(s, obj, NULL, &enc, &err);
+    } else {
+      sp_doc doc = { 0 };
+      sp_value v;
+      c = sp_value_decode(msg, n, NULL, &doc, &v, &err);
+      if (c == SP_OK) c = sp_to_array(sp_format_value, &v, NULL, &enc, &err);
+      sp_doc_free(&doc);
+    }
+    if (c != SP_OK) {
+      char m[200];
+      snprintf(m, sizeof m, "%s at %zu %s", sp_code_name(err.code), err.offset, err.path);
+      fail(name, m);
+      put_record(o, NULL, 0);
+      continue;
+    }
+    put_record(o, enc.data, enc.len);
+    if (enc.len == n && memcmp(enc.data, msg, n) == 0) { identical++; passed++; }
+    else fail(name, "the schema's bytes differ from C#'s");
+    sp_bytes_free(&enc);
+  }
+  sp_schema_release(&record_schema, &rec);
+  sp_schema_release(&person_schema, &per);
+  fclose(o);
+  free(b);
+  free(lines);
+  printf("interop_dotnet: contracts.bin: %zu [MessagePackObject] messages decoded into C schemas and encoded again; "
+         "byte-identical to C#'s: %zu\n", count, identical);
+}
+
 int main(int argc, char **argv) {
   if (argc != 2) { fprintf(stderr, "usage: interop_dotnet DIR\n"); return 2; }
   run(argv[1], "cs.bin", "cs.txt", "c.bin", 0);
@@ -224,6 +371,7 @@ int main(int argc, char **argv) {
   snprintf(path, sizeof path, "%s/lz4.bin", argv[1]);
   FILE *f = fopen(path, "rb");
   if (f) { fclose(f); run(argv[1], "lz4.bin", "lz4.txt", "c-lz4.bin", 1); }
+  contracts(argv[1]);
   sp_shutdown();
   printf("interop_dotnet: %d passed, %d failed\n", passed, failed);
   return failed == 0 ? 0 : 1;

@@ -11,6 +11,10 @@ return args[0] switch
 {
     "corpus" => Corpus.Write(args[1]),
     "verify" => Corpus.Verify(args[1], args[2], args[3]),
+    "lz4" => Lz4.Write(args[1]),
+    "lz4-verify" => Lz4.Verify(args[1], args[2]),
+    "contracts" => Contracts.Write(args[1]),
+    "contracts-verify" => Contracts.Verify(args[1], args[2]),
     _ => Usage(),
 };
 
