@@ -15,7 +15,10 @@ return args[0] switch
     "lz4-verify" => Lz4.Verify(args[1], args[2]),
     "contracts" => Contracts.Write(args[1]),
     "contracts-verify" => Contracts.Verify(args[1], args[2]),
+    "tables" => Run(() => Tables.Print(Tables.Measure())),
+    "peer" => Peer.Report.Run(args.Skip(1).ToArray()),
     _ => Usage(),
 };
 
+static int Run(Action a) { a(); return 0; }
 static int Usage() { Console.Error.WriteLine("unknown command"); return 2; }
