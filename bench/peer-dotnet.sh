@@ -18,7 +18,7 @@ export DOTNET_CLI_TELEMETRY_OPTOUT=1 DOTNET_NOLOGO=1
 mkdir -p tests/dotnet/feed
 [ -f tests/dotnet/feed/MessagePackAnalyzer.3.1.12.nupkg ] ||
   nice dotnet pack tests/dotnet/AnalyzerStub -c Release --nologo -v q >/dev/null
-dotnet build tests/dotnet/Peer -c Release --nologo -v q -clp:ErrorsOnly >/dev/null
+dotnet build tests/dotnet/Peer -c Release --nologo -v q -clp:ErrorsOnly -clp:NoSummary
 args=()
 [ "${1:-}" = --record ] && args=(--record bench/dotnet-peer.json)
 echo "== 1+3. MessagePack-CSharp and MemoryPack, measured"

@@ -22,7 +22,7 @@ mkdir -p "$here/feed"
 if [ ! -f "$here/feed/MessagePackAnalyzer.3.1.12.nupkg" ]; then
   nice dotnet pack "$here/AnalyzerStub" -c Release --nologo -v q >/dev/null
 fi
-nice dotnet build "$here/Peer" -c Release --nologo -v q -clp:ErrorsOnly >/dev/null
+nice dotnet build "$here/Peer" -c Release --nologo -v q -clp:ErrorsOnly -clp:NoSummary
 peer=(dotnet "$here/Peer/bin/Release/net10.0/Peer.dll")
 
 if [ ! -f build-release/CMakeCache.txt ]; then
