@@ -53,7 +53,7 @@ public static class Report
                 tables = rows.Select(r => new { figure = r.Figure, document = r.Document, measured = r.Measured }),
                 speed = speed.Select(s => new { workload = s.Workload, library = s.Library, mode = s.Mode, op = s.Op, bytes = s.Bytes, medianNs = Math.Round(s.MedianNs, 1), bestNs = Math.Round(s.BestNs, 1) }),
             };
-            File.WriteAllText(record, JsonSerializer.Serialize(doc, new JsonSerializerOptions { WriteIndented = true }) + "\n");
+            File.WriteAllText(record, JsonSerializer.Serialize(doc, new JsonSerializerOptions { WriteIndented = true, Encoder = System.Text.Encodings.Web.JavaScriptEncoder.UnsafeRelaxedJsonEscaping }) + "\n");
             Console.WriteLine($"recorded: {record}");
         }
         return 0;
