@@ -46,6 +46,8 @@ echo "== WASM: pool stress with pthreads under Node (8 threads x 100,000)"
 timeout 600 node build-wasm/node/test_pool_stress.cjs || failed+=(wasm-pool-stress)
 echo "== JS: node --test tests/js"
 timeout 900 node --test --test-timeout=300000 tests/js/ || failed+=(js)
+# MessagePack-CSharp 3.1.12 as a peer (tests/dotnet): skipped in one line without dotnet.
+timeout 900 bash tests/dotnet/run.sh || failed+=(dotnet)
 bash tests/pack/run.sh || failed+=(pack)
 bash tests/browser/run.sh || failed+=(browser)
 if [ ${#failed[@]} -gt 0 ]; then

@@ -1,0 +1,136 @@
+// interop.mjs -- scratchpack JS against MessagePack-CSharp's corpus.
+// Owns: reading the exchange files the .NET peer writes (Peer/Records.cs),
+// decoding each message with the JS decoder, rendering it with the loose
+// rules of Peer/Render.cs (what a JS number and Date hold), and writing
+// what the package's encode() makes of the decoded value (js.bin, and
+// js-lz4.bin compressed as the peer's message was), which the peer verifies.
+// Must not touch: the package's internals (public API only).
+//
+// Usage: node tests/dotnet/interop.mjs DIR
+// Prints "interop.mjs: N passed, N failed"; exit code 1 on any failure.
+import { readFileSync, writeFileSync, existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { createScratchpack, decode, Ext } from '../../js/index.js';
+
+const dir = process.argv[2];
+if (!dir) { console.error('usage: node tests/dotnet/interop.mjs DIR'); process.exit(2); }
+
+const SKIPPED = 0xffffffff;
+const enc = new TextEncoder();
+const f64 = new DataView(new ArrayBuffer(8));
+let passed = 0, failed = 0;
+
+function fail(name, what) {
+  failed++;
+  if (failed <= 20) console.error(`interop.mjs: ${name}: ${what}`);
+}
+
+function hex(bytes) {
+  let s = '';
+  for (const b of bytes) s += (b < 16 ? '0' : '') + b.toString(16);
+  return s;
+}
+
+// Peer/Render.cs's loose rules.
+function render(v) {
+  if (v === null) return 'nil';
+  switch (typeof v) {
+    case 'boolean': return v ? 'true' : 'false';
+    case 'bigint': return 'n:' + v.toString();
+    case 'string': return 's:' + hex(enc.encode(v));
+    case 'number':
+      if (Number.isNaN(v)) return 'nan';
+      if (Object.is(v, -0)) return 'd:-0';
+      if (Number.isInteger(v) && Math.abs(v) < 2 ** 63) return 'n:' + BigInt(v).toString();
+      f64.setFloat64(0, v);
+      return 'd:' + f64.getBigUint64(0).toString(16).padStart(16, '0');
+    default: break;
+  }
+  if (v instanceof Ext) return `x${v.type}:${hex(v.data)}`;
+  if (v instanceof Date) return 't:' + v.getTime();
+  if (v instanceof Uint8Array) return 'b:' + hex(v);
+  if (Array.isArray(v)) return '[' + v.map(render).join(',') + ']';
+  if (v instanceof Map) {
+    const parts = [];
+    for (const [k, x] of v) parts.push(render(k) + '=' + render(x));
+    return '{' + parts.join(',') + '}';
+  }
+  return '?' + Object.prototype.toString.call(v);
+}
+
+function readRecords(path) {
+  const all = readFileSync(path);
+  const dv = new DataView(all.buffer, all.byteOffset, all.byteLength);
+  const out = [];
+  for (let p = 0; p < all.length;) {
+    const n = dv.getUint32(p, true);
+    p += 4;
+    out.push(all.subarray(p, p + n));
+    p += n;
+  }
+  return out;
+}
+
+function writeRecords(path, list) {
+  let total = 0;
+  for (const m of list) total += 4 + (m ? m.length : 0);
+  const out = new Uint8Array(total);
+  const dv = new DataView(out.buffer);
+  let p = 0;
+  for (const m of list) {
+    dv.setUint32(p, m ? m.length : SKIPPED, true);
+    p += 4;
+    if (m) { out.set(m, p); p += m.length; }
+  }
+  writeFileSync(path, out);
+}
+
+const instances = {};
+async function encoder(compression) {
+  instances[compression] ??= await createScratchpack({ compression, wasm: 'single' });
+  return instances[compression];
+}
+
+async function run(bin, txt, out, lz4) {
+  const msgs = readRecords(join(dir, bin));
+  const lines = readFileSync(join(dir, txt), 'utf8').split('\n').filter((l) => l.length > 0);
+  if (msgs.length !== lines.length) throw new Error(`${bin}: ${msgs.length} records, ${lines.length} lines`);
+  const ours = [];
+  let identical = 0, skipped = 0;
+  for (let i = 0; i < msgs.length; i++) {
+    const [name, reasons, , loose] = lines[i].split('\t');
+    if (reasons.split(',').includes('tsrange')) {      // a Date cannot hold it
+      skipped++; passed++; ours.push(null); continue;
+    }
+    let value;
+    try {
+      value = decode(msgs[i], { maps: 'map' });
+    } catch (e) {
+      fail(name, `decode failed: ${e.code} ${e.message}`); ours.push(null); continue;
+    }
+    const got = render(value);
+    if (got !== loose) fail(name, `reads as ${got.slice(0, 150)}, C# wrote ${loose.slice(0, 150)}`);
+    else passed++;
+    const mode = !lz4 ? 'none' : name.includes('Lz4BlockArray') ? 'lz4blockarray'
+      : name.includes('Lz4Block') ? 'lz4block' : 'none';
+    const sp = await encoder(mode);
+    let bytes;
+    try {
+      bytes = sp.encode(value);
+    } catch (e) {
+      fail(name, `encode failed: ${e.code} ${e.message}`); ours.push(null); continue;
+    }
+    ours.push(bytes);
+    if (bytes.length === msgs[i].length && bytes.every((b, k) => b === msgs[i][k])) identical++;
+  }
+  writeRecords(join(dir, out), ours);
+  console.log(`interop.mjs: ${bin}: ${msgs.length} messages from MessagePack-CSharp decoded` +
+    (skipped ? ` (${skipped} timestamps outside a JS Date skipped)` : '') +
+    `; re-encoded byte-identical: ${identical}`);
+}
+
+await run('cs.bin', 'cs.txt', 'js.bin', false);
+if (existsSync(join(dir, 'lz4.bin'))) await run('lz4.bin', 'lz4.txt', 'js-lz4.bin', true);
+for (const sp of Object.values(instances)) sp.close();
+console.log(`interop.mjs: ${passed} passed, ${failed} failed`);
+process.exit(failed === 0 ? 0 : 1);
