@@ -27,6 +27,7 @@ export const decodeDefaults = Object.freeze({
   extensions: null,       // the user's ext types (ext.js): decoded by their decode()
   decompress: true,       // detect Lz4Block / Lz4BlockArray at the top (decompress.js)
   maxDecompressedLength: 64 * 1024 * 1024,   // plain bytes of a compressed message, checked first
+  contract: null,         // a contract (contract.js): the message is read as one of its values
 });
 
 const int64Modes = ['auto', 'bigint', 'number', 'string'];
@@ -35,6 +36,8 @@ const mapModes = ['auto', 'object', 'map'];
 /** Checks and completes decode options (a frozen, reusable object). */
 export function decodeOptions(o, base = decodeDefaults) {
   if (o === undefined || o === null) return base;
+  if (o.contract !== undefined && o.contract !== null && typeof o.contract._options === 'function' &&
+      Object.keys(o).length === 1) return o.contract._options(base);   // cached per base
   const r = { ...base, ...o };
   const bad = (what) => new ScratchpackError(codes.INVALID_ARGUMENT, what);
   for (const k of Object.keys(o))             // a misspelt name is an error, not a default
@@ -50,6 +53,8 @@ export function decodeOptions(o, base = decodeDefaults) {
     'maxDecompressedLength'])
     if (!Number.isInteger(r[k]) || r[k] < 0) throw bad(`${k} must be a non-negative integer`);
   r.extensions = extensionTable(r.extensions);
+  if (r.contract !== null && (typeof r.contract !== 'object' || typeof r.contract._top !== 'function'))
+    throw bad('contract must be a contract made by contract()');
   return Object.freeze(r);
 }
 
@@ -65,7 +70,7 @@ export function decodeValue(bytes, options) {
   // User code (an extension's decode) saves the state around itself (userExt).
   src = asBytes(bytes); pos = 0; len = src.length; dv = null; opt = options;
   try {
-    const v = read(0);
+    const v = options.contract === null ? read(0) : options.contract._top(0);
     if (pos !== len) throw decodeError(codes.TRAILING_BYTES, pos, `${len - pos} bytes left after the value`);
     return v;
   } catch (e) {
@@ -87,7 +92,7 @@ export let decodeEnd = 0;
 export function decodeFrom(bytes, at, options) {
   src = bytes; pos = at; len = src.length; dv = null; opt = options;
   try {
-    const v = read(0);
+    const v = options.contract === null ? read(0) : options.contract._top(0);
     decodeEnd = pos;
     return v;
   } catch (e) {
@@ -644,3 +649,154 @@ function readBigTyped(n, ctor) {
   }
   return a;
 }
+
+// ---- contracts ---------------------------------------------------------------
+// A contract's decoder (contract-compile.js, contract-interp.js) reads
+// through these: each reads one value of the type asked for at pos, with
+// the checks and limits above, and fails with TYPE (a value of another
+// type) or OVERFLOW (an integer out of the field's range) at its offset.
+
+const FORMAT_NAMES = [[0x80, 'a positive fixint'], [0x90, 'a map'], [0xa0, 'an array'], [0xc0, 'a str']];
+
+// What the byte at p starts, for messages.
+function formatAt(p) {
+  if (p >= len) return 'the end of the input';
+  const c = src[p];
+  if (c < 0xc0) return FORMAT_NAMES.find(([lim]) => c < lim)[1];
+  if (c >= 0xe0) return 'a negative fixint';
+  if (c === 0xc0) return 'nil';
+  if (c === 0xc2 || c === 0xc3) return 'a bool';
+  if (c <= 0xc6) return c === 0xc1 ? 'the never-used byte 0xc1' : 'a bin';
+  if (c <= 0xc9 || (c >= 0xd4 && c <= 0xd8)) return c === 0xd6 || c === 0xd7 || c === 0xc7 ? 'an ext (or timestamp)' : 'an ext';
+  if (c <= 0xcb) return c === 0xca ? 'a float 32' : 'a float 64';
+  if (c <= 0xd3) return 'an integer';
+  if (c <= 0xdb) return 'a str';
+  return c <= 0xdd ? 'an array' : 'a map';
+}
+
+const wrong = (what) => decodeError(codes.TYPE, pos, `expected ${what}, got ${formatAt(pos)}`);
+const outOfRange = (at, v, what) => decodeError(codes.OVERFLOW, at, `${v} does not fit ${what}`);
+
+// An integer of any form as a number (64-bit forms past 2^53 as a BigInt), or undefined.
+function intHere() {
+  const c = pos < len ? src[pos] : 0xc1;
+  if (c < 0x80) { pos++; return c; }
+  if (c >= 0xe0) { pos++; return c - 256; }
+  if (c >= 0xcc && c <= 0xd3 && c !== 0xcf && c !== 0xd3) return read(0);
+  if (c === 0xcf || c === 0xd3) {
+    const at = pos++;
+    need(8, at, 'a 64-bit integer');
+    const hi = c === 0xcf ? len32(at, '') : len32(at, '') | 0, lo = len32(at, '');
+    const v = hi * 4294967296 + lo;
+    return Number.isSafeInteger(v) ? v : (BigInt(hi) << 32n) | BigInt(lo);
+  }
+  return undefined;
+}
+
+/** The decoder's primitives for contract decoders (depth: as read()'s). */
+export const D = Object.freeze({
+  /** Consumes a nil and returns true, or returns false. */
+  nil() {
+    if (pos < len && src[pos] === 0xc0) { pos++; return true; }
+    return false;
+  },
+  /** Whether any bytes are left (a missing value is TRUNCATED, not TYPE). */
+  more() { return pos < len; },
+  array(depth, what) {
+    const at = pos, c = pos < len ? src[pos] : -1;
+    let n;
+    if (c >= 0x90 && c < 0xa0) { pos++; n = c & 15; }
+    else if (c === 0xdc) { pos++; n = len16(at, 'an array 16 header'); }
+    else if (c === 0xdd) { pos++; n = len32(at, 'an array 32 header'); }
+    else { if (c < 0) throw truncated(at, 'a value (no bytes left)'); throw wrong(what); }
+    arrayHeader(n, depth, at);
+    return n;
+  },
+  map(depth, what) {
+    const at = pos, c = pos < len ? src[pos] : -1;
+    let n;
+    if (c >= 0x80 && c < 0x90) { pos++; n = c & 15; }
+    else if (c === 0xde) { pos++; n = len16(at, 'a map 16 header'); }
+    else if (c === 0xdf) { pos++; n = len32(at, 'a map 32 header'); }
+    else { if (c < 0) throw truncated(at, 'a value (no bytes left)'); throw wrong(what); }
+    mapHeader(n, depth, at);
+    return n;
+  },
+  /** A map key: short str keys through the key cache, anything else as read() reads it. */
+  key(depth) {
+    const c = pos < len ? src[pos] : 0xc1;
+    return c >= 0xa0 && c <= 0xa0 + KEY_MAX ? readKey(c - 0xa0) : read(depth);
+  },
+  str(what) {
+    const c = pos < len ? src[pos] : 0xc1;
+    const at = pos;
+    if (c >= 0xa0 && c < 0xc0) { pos++; return readStr(c & 31, at); }
+    if (c >= 0xd9 && c <= 0xdb) return read(0);
+    throw wrong(what);
+  },
+  bool(what) {
+    const c = pos < len ? src[pos] : 0xc1;
+    if (c === 0xc3) { pos++; return true; }
+    if (c === 0xc2) { pos++; return false; }
+    throw wrong(what);
+  },
+  /** An integer in lo..hi as a number. */
+  int(lo, hi, what) {
+    const at = pos;
+    const v = intHere();
+    if (v === undefined) throw wrong(what);
+    if (typeof v !== 'number' || v < lo || v > hi) throw outOfRange(at, v, what);
+    return v;
+  },
+  /** An int64 (signed) or uint64 as a BigInt, or a number when asNumber. */
+  big(signed, asNumber, what) {
+    const at = pos;
+    const v = intHere();
+    if (v === undefined) throw wrong(what);
+    if (!signed && v < 0) throw outOfRange(at, v, what);
+    if (signed && typeof v === 'bigint' && v >= 0n && src[at] === 0xcf && v > 0x7fffffffffffffffn)
+      throw outOfRange(at, v, what);
+    if (asNumber) return Number(v);
+    return BigInt(v);
+  },
+  /** Any number (integers too: a float field reads what a C# double reads). */
+  num(what) {
+    const c = pos < len ? src[pos] : 0xc1;
+    if (c === 0xcb) { need(9, pos, 'a float 64'); pos += 9; return view().getFloat64(pos - 8); }
+    if (c === 0xca) { need(5, pos, 'a float 32'); pos += 5; return view().getFloat32(pos - 4); }
+    const v = intHere();
+    if (v === undefined) throw wrong(what);
+    return Number(v);
+  },
+  bin(what) {
+    const c = pos < len ? src[pos] : 0xc1;
+    if (c >= 0xc4 && c <= 0xc6) return read(0);
+    throw wrong(what);
+  },
+  date(what) {
+    const c = pos < len ? src[pos] : 0xc1;
+    if ((c === 0xd6 || c === 0xd7 || c === 0xc7) && pos + 1 < len &&
+        src[pos + (c === 0xc7 ? 2 : 1)] === 0xff) return read(0);
+    throw wrong(what);
+  },
+  any: read,
+  skip: read,
+  /** A numeric array into a new typed array of ctor (int kinds range-checked). */
+  typed(ctor, big, depth, what) {
+    const n = D.array(depth, what);
+    const a = new ctor(n);
+    const range = intRange(ctor);
+    for (let i = 0; i < n; i++) {
+      const at = pos;
+      if (big) a[i] = D.big(ctor === BigInt64Array, false, `an element of ${what}`);
+      else if (range === null) a[i] = D.num(`an element of ${what}`);
+      else {
+        const v = intHere();
+        if (v === undefined) throw wrong(`an integer element of ${what}`);
+        if (v < range[0] || v > range[1]) throw outOfRange(at, v, `an element of ${what}`);
+        a[i] = v;
+      }
+    }
+    return a;
+  },
+});

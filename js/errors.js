@@ -133,6 +133,7 @@ export class EncodeFailure {
     this.cause = cause;
     this.steps = [];
     this.offset = -1;
+    this.root = '';               // '$' when a contract's encode began the walk
   }
 }
 
@@ -185,7 +186,7 @@ export function finishEncodeError(e) {
     e = foreignFailure(e);
   }
   const steps = e.steps.reverse();
-  const path = abbreviatePath(formatPath(steps));
+  const path = abbreviatePath(e.root + formatPath(steps));
   const where = path === '' ? 'the value itself' : path;
   const at = e.offset >= 0 ? ` (output byte ${e.offset})` : '';
   return new ScratchpackError(e.code, `${e.what} at ${where}${at}`,
@@ -203,4 +204,35 @@ export function valuesAlong(root, steps) {
     out.push(v);
   }
   return out;
+}
+
+// ---- contract paths -----------------------------------------------------------
+// A contract's decoder adds where it was to a failing read on the way up
+// (the field, the element), and its top turns that into the path of the
+// error: '$' is the contract's value, '$.items[3].score' a field of an
+// element of a field. Encode errors go up as EncodeFailures (within above);
+// a contract's top marks them to start at '$' too.
+
+/** Adds a step to a decode error of a contract (other errors pass). */
+export function decodeWithin(e, step) {
+  if (e instanceof ScratchpackError) (e.steps || (e.steps = [])).push(step);
+  return e;
+}
+
+/** The error a contract's decode throws: its path from '$', in the message too. */
+export function finishDecodeError(e) {
+  if (!(e instanceof ScratchpackError) || e.path !== null) return e;
+  const path = abbreviatePath(`$${formatPath((e.steps || []).reverse())}`);
+  const m = /^(.*?)( \(at byte \d+\))?$/s.exec(e.message);
+  const err = new ScratchpackError(e.code, `${m[1]} at ${path}${m[2] || ''}`, { offset: e.offset, path, cause: e.cause });
+  return err;
+}
+
+/** What a value is, for messages: 'a string', 'null', 'an Array', 'a Point'. */
+export function describeValue(v) {
+  if (v === null) return 'null';
+  if (v === undefined) return 'undefined (missing)';
+  if (typeof v !== 'object') return `a ${typeof v}${typeof v === 'number' && !Number.isInteger(v) ? ' with a fraction' : ''}`;
+  const name = v.constructor?.name || 'object';
+  return `${/^[AEIOU]/i.test(name) ? 'an' : 'a'} ${name}`;
 }

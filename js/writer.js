@@ -35,11 +35,12 @@ const LONG_STRING = 16384;        // longer strings are written in chunks
  * message. table: the extensions (ext.js) or null. Throws a
  * ScratchpackError with the element path on failure.
  */
-export function encodeWith(s, value, depthLimit, table = null) {
+export function encodeWith(s, value, depthLimit, table = null, via = null) {
   const su8 = u8, sdv = dv, spos = pos, send = end, ssink = sink, sdepth = maxDepth, sexts = exts;
   sink = s; u8 = s.u8; dv = s.dv; pos = s.pos; end = s.end; maxDepth = depthLimit; exts = table;
   try {
-    writeValue(value, 0);
+    if (via === null) writeValue(value, 0);
+    else via(value);                            // a contract's encoder (contract.js)
     s.pos = pos;
   } catch (e) {
     throw explain(e, value);
@@ -427,6 +428,7 @@ function writeTyped(view) {
     writeBin(view instanceof Uint8Array ? view : new Uint8Array(view.buffer, view.byteOffset, view.byteLength));
     return;
   }
+  if (sink.array === undefined) { writeNumbers(view, kind); return; }   // a sink without C (GrowSink)
   sink.pos = pos;
   const bytes = sink.array(kind, view);
   u8 = sink.u8; dv = sink.dv; pos = sink.pos; end = sink.end;
@@ -455,6 +457,7 @@ function writeObject(v, depth) {
   else if (v instanceof Ext) { writeExtHeader(v.type, v.data.length); writeRaw(v.data); }
   else if (v instanceof ArrayBuffer ||
            (typeof SharedArrayBuffer === 'function' && v instanceof SharedArrayBuffer)) writeBin(new Uint8Array(v));
+  else if (ctor !== undefined && contractClasses.has(ctor)) contractClasses.get(ctor)(v, depth);
   else writeOtherObject(v, depth);
 }
 
@@ -511,3 +514,70 @@ function writeOtherObject(v, depth) {
   }
   writeObjectMap(v, depth);                     // class instances, null-prototype objects
 }
+
+// ---- contracts ---------------------------------------------------------------
+// A contract's encoder (contract-compile.js generates one, contract-interp.js
+// builds one from closures) writes through these: the same formats as the
+// walk above, at its span. Each call reserves what it writes.
+
+/**
+ * The classes a contract names, to the encoder of their instances
+ * ((value, depth) => void, depth already checked): the walk writes an
+ * instance through its contract wherever it meets one (in `any` values,
+ * plain arrays, maps). The exact class only, as MessagePack-CSharp picks a
+ * formatter by the runtime type.
+ */
+export const contractClasses = new WeakMap();
+
+// A numeric typed array element by element, as C's bulk writer writes it
+// (integers in their smallest form, floats never narrowed): for sinks
+// without C, and contract fields of typed arrays.
+function writeNumbers(view, kind) {
+  const n = view.length;
+  writeHeader(n, 0x90, 0xdc);
+  if (kind === 6) for (let i = 0; i < n; i++) writeF32(view[i]);
+  else if (kind === 7) for (let i = 0; i < n; i++) { if (end - pos < 9) more(9); writeFloat64(view[i]); }
+  else if (kind >= 8) for (let i = 0; i < n; i++) writeBigSmall(view[i]);
+  else for (let i = 0; i < n; i++) writeNumber(view[i]);
+}
+
+function writeF32(v) {
+  if (end - pos < 5) more(5);
+  u8[pos] = 0xca;
+  view().setFloat32(pos + 1, v);
+  pos += 5;
+}
+
+// A BigInt of int64/uint64 in its smallest form, as C's sp_write_int does
+// (not the full width writeBigInt keeps for untyped values).
+function writeBigSmall(v) {
+  if (v >= -2147483648n && v <= 4294967295n) writeNumber(Number(v));
+  else writeBigInt(v);
+}
+
+/** The writer's primitives for contract encoders. */
+export const W = Object.freeze({
+  nil: writeNil,
+  bool(b) {
+    if (pos >= end) more(1);
+    u8[pos++] = b ? 0xc3 : 0xc2;
+  },
+  int(v) { writeNumber(v + 0); },          // (+ 0: -0 is the integer 0, not a float)
+  big: writeBigSmall,
+  f32: writeF32,
+  f64(v) {
+    if (end - pos < 9) more(9);
+    writeFloat64(v);
+  },
+  str: writeString,
+  bin: writeBin,
+  date: writeDate,
+  any: writeValue,
+  numbers: writeNumbers,
+  array(n) { writeHeader(n, 0x90, 0xdc); },
+  map(n) { writeHeader(n, 0x80, 0xde); },
+  raw: writeRaw,                            // a pre-encoded map key
+  deeper(depth) {
+    if (depth > maxDepth) throw new EncodeFailure(codes.DEPTH_LIMIT, `nesting deeper than ${maxDepth} levels`);
+  },
+});

@@ -1,0 +1,69 @@
+// contract-runtime.js -- what a contract's encoder and decoder call besides the
+// writer's and decoder's primitives, the same for generated code
+// (contract-compile.js) and closures (contract-interp.js).
+// Owns: the TYPE failures of encode and their wording, the steps added to
+// paths on the way up, bytes from the binary kinds a bin field takes,
+// copies of object defaults. Must not touch: formats.
+
+import { EncodeFailure, codes, decodeWithin, describeValue, finishEncodeError, indexStep, keyStep,
+  mapStep, within } from './errors.js';
+import { GrowSink } from './sinks.js';
+import { StreamPart, encodeWith } from './writer.js';
+
+export const runtime = Object.freeze({
+  /** An encode TYPE failure: the value is not what the field's type takes. */
+  type(what, v) {
+    return new EncodeFailure(codes.TYPE, `expected ${what}, got ${describeValue(v)}`);
+  },
+  /** A value out of the field's range. */
+  range(what, v) {
+    return new EncodeFailure(codes.VALUE_RANGE, `${typeof v === 'bigint' ? `${v}n` : v} does not fit ${what}`);
+  },
+  /** The failure of a value that is not an integer in lo..hi: TYPE, or VALUE_RANGE for an integer outside. */
+  intFail(what, x) {
+    return typeof x === 'number' && Number.isInteger(x) ? runtime.range(what, x) : runtime.type(what, x);
+  },
+  /** The same for an int64/uint64 field given a number. */
+  bigFail(what, x) {
+    return typeof x === 'number' && Number.isInteger(x) ? runtime.range(what, x) : runtime.type(what, x);
+  },
+  /** Encode: adds the field's or element's step to a failure unwinding. */
+  field: (e, name) => within(e, keyStep(name)),
+  index: (e, i) => within(e, indexStep(i)),
+  entry: (e, k) => within(e, typeof k === 'string' ? keyStep(k) : mapStep(k)),
+  /** Decode: the same for read errors. */
+  dfield: (e, name) => (name === null ? e : decodeWithin(e, keyStep(name))),
+  dindex: (e, i) => decodeWithin(e, indexStep(i)),
+  dentry: (e, k) => decodeWithin(e, typeof k === 'string' ? keyStep(k) : mapStep(k)),
+  finishEncode: finishEncodeError,
+  /** A bin field's value as a Uint8Array, or null when it is not bytes. */
+  bytes(x) {
+    if (x instanceof Uint8Array) return x;
+    if (ArrayBuffer.isView(x)) return new Uint8Array(x.buffer, x.byteOffset, x.byteLength);
+    if (x instanceof ArrayBuffer || (typeof SharedArrayBuffer === 'function' && x instanceof SharedArrayBuffer))
+      return new Uint8Array(x);
+    return null;
+  },
+  /** A fresh copy of an object default (each decoded value gets its own). */
+  clone: (v) => structuredClone(v),
+  /** Sets o[k] = v, also for the key '__proto__' (an own property, not the prototype). */
+  set(o, k, v) {
+    if (k === '__proto__') Object.defineProperty(o, k, { value: v, enumerable: true, writable: true, configurable: true });
+    else o[k] = v;
+  },
+  /** The value in place of a field that is not in the message. */
+  MISSING: Symbol('missing'),
+});
+
+// The exact bytes the writer writes for a token (a map key, a header),
+// made once when a contract's code is made: the writer's own formats.
+const tokenSink = new GrowSink();
+function token(v) {
+  tokenSink.begin();
+  encodeWith(tokenSink, v, 1);
+  return tokenSink.copyOut();
+}
+
+/** The str token of a map key, and an array or map header of n. */
+export const keyToken = (s) => token(s);
+export const headerToken = (n, map) => token(new StreamPart(map ? 'map' : 'array', n));

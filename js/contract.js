@@ -1,0 +1,335 @@
+// contract.js -- typed contracts: MessagePack-CSharp's [MessagePackObject] with [Key] in JS.
+// Owns: the vocabulary of field types, checking a contract's description
+// (fields, keys, defaults, options) into its normal form, loading a JSON
+// file of contracts, the Contract object (its own encode and decode, the
+// decode options it stands for), registering its class with the writer,
+// and choosing how its code is made: generated once (contract-compile.js)
+// or, where eval is refused (a Content-Security-Policy) or asked for, built
+// from closures (contract-interp.js). Must not touch: formats (writer.js
+// and decoder.js read and write every value) or the entries
+// (scratchpack.js takes a contract as an option).
+//
+// Normal form of a type (a "node"): { kind, type, nullable, ... } where
+// kind is one of bool int big f32 f64 str bin date any contract array map
+// typed; type is its name in the vocabulary ('uint32', 'string[]'...), for
+// messages and the C generator.
+
+import { EncodeFailure, ScratchpackError, codes, describeValue, finishDecodeError } from './errors.js';
+import { decodeDefaults, decodeOptions } from './decoder.js';
+import { decodeTop } from './decompress.js';
+import { GrowSink } from './sinks.js';
+import { W, contractClasses, encodeWith } from './writer.js';
+import { D } from './decoder.js';
+import { compileContract } from './contract-compile.js';
+import { interpretContract } from './contract-interp.js';
+import { runtime } from './contract-runtime.js';
+
+const bad = (what) => new ScratchpackError(codes.INVALID_ARGUMENT, what);
+
+/** Integer types that JS holds as numbers: [min, max]. */
+export const INT_TYPES = Object.freeze({
+  int8: [-128, 127], uint8: [0, 255], int16: [-32768, 32767], uint16: [0, 65535],
+  int32: [-2147483648, 2147483647], uint32: [0, 4294967295],
+});
+/** 64-bit integer types: signed or not. BigInt by default, numbers with int64: 'number'. */
+export const BIG_TYPES = Object.freeze({ int64: true, uint64: false });
+const SCALARS = Object.freeze({
+  bool: 'bool', float32: 'f32', float64: 'f64', string: 'str', bin: 'bin', timestamp: 'date', any: 'any',
+});
+/** Typed array element types ('int32[]') and their constructors. */
+export const TYPED = Object.freeze({
+  'int8[]': Int8Array, 'uint8[]': Uint8Array, 'int16[]': Int16Array, 'uint16[]': Uint16Array,
+  'int32[]': Int32Array, 'uint32[]': Uint32Array, 'float32[]': Float32Array, 'float64[]': Float64Array,
+  ...(typeof BigInt64Array === 'function' ? { 'int64[]': BigInt64Array, 'uint64[]': BigUint64Array } : {}),
+});
+const TYPE_NAMES = [...Object.keys(INT_TYPES), ...Object.keys(BIG_TYPES), ...Object.keys(SCALARS), ...Object.keys(TYPED)];
+
+const OPTIONS = ['keys', 'class', 'int64', 'compile', 'name'];
+const FIELD_KEYS = ['type', 'nullable', 'default', 'key'];
+const MAX_INT_KEY = 65535;           // as C's SP_MAX_INT_KEY: the array form has maxKey + 1 slots
+
+// Whether this host lets code be generated (a page whose CSP forbids eval throws EvalError).
+let compilable = null;
+/** True when new Function works here (checked once). */
+export function canCompile() {
+  if (compilable === null) {
+    try {
+      compilable = new Function('return 1')() === 1;
+    } catch {
+      compilable = false;
+    }
+  }
+  return compilable;
+}
+
+/**
+ * A typed contract. Made by contract(); see index.d.ts. Its value is
+ * written as an array (keys: 'index') or a map (keys: 'name').
+ */
+export class Contract {
+  constructor(name, keys, options) {
+    this.name = name;
+    this.keys = keys;
+    this.class = options.class ?? null;
+    this.int64 = options.int64 ?? 'bigint';
+    this.fields = [];                 // filled by define(): [{ name, key, type: node, hasDefault, default }]
+    this.slots = 0;                   // index form: the array's length (max key + 1)
+    this.compiled = false;            // set when the code is made
+    this._mode = options.compile ?? 'auto';
+    this._built = false;
+    this._byBase = new WeakMap();     // decode options with this contract, per base options
+    this._sinks = [];                 // encode()'s GrowSinks, one per nesting level
+    // Until the code is made (on first use: a contract file's contracts may
+    // refer to each other in any order), these make it and go on.
+    this._enc = (v, depth) => { this._build(); return this._enc(v, depth); };
+    this._dec = (depth) => { this._build(); return this._dec(depth); };
+    this._top = (depth) => {
+      try {
+        return this._dec(depth);
+      } catch (e) {
+        throw finishDecodeError(e);
+      }
+    };
+    this._encTop = (v) => {
+      try {
+        W.deeper(1);
+        this._enc(v, 1);
+      } catch (e) {
+        if (e instanceof EncodeFailure) e.root = '$';
+        throw e;
+      }
+    };
+    Object.defineProperty(this, '_sinks', { enumerable: false });
+  }
+
+  // Makes the encoder and decoder: generated, unless this host refuses eval or the contract asks not to.
+  _build() {
+    if (this._built) return;
+    this._built = true;
+    const compile = this._mode === true || (this._mode === 'auto' && canCompile());
+    const made = compile ? compileContract(this, W, D, runtime) : interpretContract(this, W, D, runtime);
+    this.compiled = compile;
+    this._enc = made.enc;
+    this._dec = made.dec;
+  }
+
+  /** Encodes value (a plain object or an instance of the class) into a new Uint8Array. */
+  encode(value) {
+    const s = this._sinks.pop() || new GrowSink();
+    try {
+      s.begin();
+      encodeWith(s, value, decodeDefaults.maxDepth, null, this._encTop);
+      return s.copyOut();
+    } catch (e) {
+      throw runtime.finishEncode(e);
+    } finally {
+      this._sinks.push(s);
+    }
+  }
+
+  /** Decodes bytes as a value of this contract (options: decode's, limits etc.). */
+  decode(bytes, options) {
+    return decodeTop(bytes, options === undefined ? this._options(decodeDefaults)
+      : decodeOptions({ ...options, contract: this }));
+  }
+
+  /** The decode options base with this contract (cached per base). */
+  _options(base) {
+    let o = this._byBase.get(base);
+    if (o === undefined) {
+      o = Object.freeze({ ...base, contract: this });
+      this._byBase.set(base, o);
+    }
+    return o;
+  }
+}
+
+/**
+ * contract(fields, options): a contract. contract(doc, options), doc a
+ * contract file ({ contracts: { Name: { keys, fields, ... } } }): an object
+ * of its contracts by name (options.classes: { Name: class }).
+ */
+export function contract(fields, options = {}) {
+  if (isContractFile(fields)) return loadContracts(fields, options);
+  const c = makeContract(fields, options, null, options.name ?? 'contract');
+  return c;
+}
+
+function isContractFile(x) {
+  return x !== null && typeof x === 'object' && !Array.isArray(x) && x.contracts !== null &&
+    typeof x.contracts === 'object' && !Array.isArray(x.contracts) &&
+    Object.values(x.contracts).some((c) => c !== null && typeof c === 'object' && 'fields' in c);
+}
+
+function makeContract(fields, options, names, name) {
+  if (options === null || typeof options !== 'object') throw bad('contract options must be an object');
+  for (const k of Object.keys(options))
+    if (!OPTIONS.includes(k)) throw bad(`unknown contract option '${k}'; known: ${OPTIONS.join(', ')}`);
+  const keys = options.keys ?? 'name';
+  if (keys !== 'index' && keys !== 'name') throw bad(`contract ${name}: keys must be 'index' or 'name', not ${String(keys)}`);
+  if (options.int64 !== undefined && options.int64 !== 'bigint' && options.int64 !== 'number')
+    throw bad(`contract ${name}: int64 must be 'bigint' or 'number'`);
+  if (options.compile !== undefined && ![true, false, 'auto'].includes(options.compile))
+    throw bad(`contract ${name}: compile must be true, false or 'auto'`);
+  const cls = options.class;
+  if (cls !== undefined && cls !== null) {
+    if (typeof cls !== 'function' || cls.prototype == null) throw bad(`contract ${name}: class must be a class`);
+    if (cls === Object || cls === Array || cls === Map) throw bad(`contract ${name}: class cannot be ${cls.name}`);
+    if (contractClasses.has(cls)) throw bad(`contract ${name}: class ${cls.name} already has a contract`);
+  }
+  const c = new Contract(name, keys, options);
+  if (options.compile === true && !canCompile())
+    throw bad(`contract ${name}: compile: true, but this host refuses generated code (a Content-Security-Policy without 'unsafe-eval'?)`);
+  define(c, fields, names);
+  if (cls !== undefined && cls !== null) contractClasses.set(cls, (v, depth) => c._enc(v, depth));
+  return c;
+}
+
+// Fills in c's fields from their description.
+function define(c, fields, names) {
+  const where = `contract ${c.name}`;
+  if (fields === null || typeof fields !== 'object' || Array.isArray(fields))
+    throw bad(`${where}: fields must be an object { name: type }`);
+  const list = [];
+  const seen = new Map();
+  let next = 0;
+  for (const [name, spec] of Object.entries(fields)) {
+    const at = `${where}, field ${name}`;
+    let key, hasDefault = false, def;
+    let typeSpec = spec;
+    if (isWrapper(spec)) {
+      for (const k of Object.keys(spec))
+        if (!FIELD_KEYS.includes(k)) throw bad(`${at}: unknown '${k}'; known: ${FIELD_KEYS.join(', ')}`);
+      key = spec.key;
+      if ('default' in spec) { hasDefault = true; def = spec.default; }
+      typeSpec = spec.nullable ? { type: spec.type, nullable: true } : spec.type;
+    }
+    const node = typeOf(typeSpec, names, at);
+    if (c.keys === 'index') {
+      if (key === undefined) key = next;
+      if (!Number.isInteger(key) || key < 0 || key > MAX_INT_KEY)
+        throw bad(`${at}: key must be an integer in 0..${MAX_INT_KEY} (keys: 'index'), not ${String(key)}`);
+      next = key + 1;
+    } else {
+      if (key === undefined) key = name;
+      if (typeof key !== 'string') throw bad(`${at}: key must be a string (keys: 'name'), not ${String(key)}`);
+    }
+    if (seen.has(key)) throw bad(`${at}: key ${JSON.stringify(key)} is also field ${seen.get(key)}'s`);
+    seen.set(key, name);
+    if (hasDefault) {
+      const why = unfit(node, def);
+      if (why !== null) throw bad(`${at}: the default is ${why}`);
+    }
+    list.push(Object.freeze({ name, key, type: node, hasDefault, default: def }));
+  }
+  if (list.length === 0) throw bad(`${where}: no fields`);
+  c.fields = Object.freeze(list);
+  c.slots = c.keys === 'index' ? Math.max(...list.map((f) => f.key)) + 1 : list.length;
+}
+
+function isWrapper(spec) {
+  return spec !== null && typeof spec === 'object' && !Array.isArray(spec) && !(spec instanceof Contract) &&
+    'type' in spec;
+}
+
+// The normal form of a type description.
+function typeOf(spec, names, at) {
+  if (spec instanceof Contract) return node('contract', spec.name, { contract: spec });
+  if (Array.isArray(spec)) {
+    if (spec.length !== 1) throw bad(`${at}: an array type is [elementType] (one element), not ${spec.length}`);
+    const elem = typeOf(spec[0], names, at);
+    return node('array', `[${elem.type}]`, { elem });
+  }
+  if (spec !== null && typeof spec === 'object') {
+    if ('map' in spec) {
+      const m = spec.map;
+      if (!Array.isArray(m) || m.length !== 2) throw bad(`${at}: a map type is { map: [keyType, valueType] }`);
+      const key = typeOf(m[0], names, at);
+      if (key.kind !== 'str' && key.kind !== 'int') throw bad(`${at}: map keys must be 'string' or an integer type up to 32 bits`);
+      if (key.nullable) throw bad(`${at}: map keys cannot be nullable`);
+      const value = typeOf(m[1], names, at);
+      const n = node('map', `{map:[${key.type},${value.type}]}`, { key, value });
+      return spec.nullable ? nullable(n) : n;
+    }
+    if ('type' in spec) {
+      for (const k of Object.keys(spec))
+        if (k !== 'type' && k !== 'nullable') throw bad(`${at}: '${k}' is only allowed on a field, not inside a type`);
+      const n = typeOf(spec.type, names, at);
+      return spec.nullable ? nullable(n) : n;
+    }
+    throw bad(`${at}: a type is a name, [type], { map: [k, v] }, { type, nullable } or a contract`);
+  }
+  if (typeof spec !== 'string') throw bad(`${at}: a type is a name, [type], { map: [k, v] }, { type, nullable } or a contract`);
+  if (spec.endsWith('?')) return nullable(typeOf(spec.slice(0, -1), names, at));
+  if (spec in INT_TYPES) return node('int', spec, { lo: INT_TYPES[spec][0], hi: INT_TYPES[spec][1] });
+  if (spec in BIG_TYPES) return node('big', spec, { signed: BIG_TYPES[spec] });
+  if (spec in SCALARS) return node(SCALARS[spec], spec, {});
+  if (spec in TYPED) return node('typed', spec, { ctor: TYPED[spec] });
+  if (names !== null && names.has(spec)) return node('contract', spec, { contract: names.get(spec) });
+  if (spec.endsWith('[]')) {
+    const elem = typeOf(spec.slice(0, -2), names, at);
+    return node('array', `[${elem.type}]`, { elem });
+  }
+  throw bad(`${at}: unknown type '${spec}'; known: ${TYPE_NAMES.join(', ')}${names ? `, and the file's contracts: ${[...names.keys()].join(', ')}` : ''}`);
+}
+
+const node = (kind, type, more) => Object.freeze({ kind, type, nullable: false, ...more });
+const nullable = (n) => (n.nullable ? n : Object.freeze({ ...n, type: `${n.type}?`, nullable: true }));
+
+// Why v is not a value of type n (a phrase), or null when it is.
+function unfit(n, v) {
+  if (v === null || v === undefined) return n.nullable || n.kind === 'any' ? null : `${describeValue(v)}, and the type is not nullable`;
+  const no = `${describeValue(v)}, not a ${n.type}`;
+  switch (n.kind) {
+    case 'bool': return typeof v === 'boolean' ? null : no;
+    case 'int': return Number.isInteger(v) && v >= n.lo && v <= n.hi ? null : no;
+    case 'big': return typeof v === 'bigint' || Number.isSafeInteger(v) ? null : no;
+    case 'f32': case 'f64': return typeof v === 'number' ? null : no;
+    case 'str': return typeof v === 'string' ? null : no;
+    case 'bin': return v instanceof Uint8Array ? null : no;
+    case 'date': return v instanceof Date && !Number.isNaN(v.getTime()) ? null : no;
+    case 'any': return null;
+    case 'typed': return v instanceof n.ctor ? null : no;
+    case 'array':
+      if (!Array.isArray(v)) return no;
+      for (const x of v) { const w = unfit(n.elem, x); if (w !== null) return `an array holding ${w}`; }
+      return null;
+    case 'map':
+      return typeof v === 'object' ? null : no;
+    default:
+      return typeof v === 'object' ? null : no;
+  }
+}
+
+/**
+ * The contracts of a contract file (an object, e.g. the parsed JSON):
+ *   { "contracts": { "Point": { "keys": "index", "fields": { "x": "int32" } },
+ *                    "Shape": { "keys": "name", "fields": { "at": "Point", "tags": ["string"] } } } }
+ * A contract may name the others (in any order, itself too). Each entry
+ * takes keys, fields and int64; options.classes gives classes by name,
+ * options.compile and options.int64 apply to all.
+ */
+export function loadContracts(doc, options = {}) {
+  if (!isContractFile(doc)) throw bad('a contract file is { "contracts": { "Name": { "keys", "fields" } } }');
+  for (const k of Object.keys(options))
+    if (!['classes', 'compile', 'int64'].includes(k)) throw bad(`unknown contract file option '${k}'; known: classes, compile, int64`);
+  const classes = options.classes ?? {};
+  const names = new Map();
+  const entries = Object.entries(doc.contracts);
+  const made = [];
+  for (const [name, d] of entries) {
+    if (d === null || typeof d !== 'object') throw bad(`contract ${name}: must be { keys, fields }`);
+    for (const k of Object.keys(d))
+      if (!['keys', 'fields', 'int64', 'c'].includes(k)) throw bad(`contract ${name}: unknown '${k}'; known: keys, fields, int64, c`);
+    const o = { keys: d.keys ?? 'name', name, compile: options.compile, int64: d.int64 ?? options.int64 };
+    if (o.compile === undefined) delete o.compile;
+    if (o.int64 === undefined) delete o.int64;
+    if (classes[name] !== undefined) o.class = classes[name];
+    // The fields are read once every name is known (they may refer to each other).
+    const c = makeContract({ _: 'any' }, o, null, name);
+    names.set(name, c);
+    made.push([c, d.fields]);
+  }
+  for (const [c, fields] of made) define(c, fields, names);
+  return Object.freeze(Object.fromEntries(names));
+}
