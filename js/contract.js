@@ -74,8 +74,9 @@ export class Contract {
     this.int64 = options.int64 ?? 'bigint';
     this.fields = [];                 // filled by define(): [{ name, key, type: node, hasDefault, default }]
     this.slots = 0;                   // index form: the array's length (max key + 1)
-    this.compiled = false;            // set when the code is made
     this._mode = options.compile ?? 'auto';
+    /** Whether its code is generated (else built from closures: eval refused, or compile: false). */
+    this.compiled = this._mode === true || (this._mode === 'auto' && canCompile());
     this._built = false;
     this._byBase = new WeakMap();     // decode options with this contract, per base options
     this._sinks = [];                 // encode()'s GrowSinks, one per nesting level
@@ -106,9 +107,7 @@ export class Contract {
   _build() {
     if (this._built) return;
     this._built = true;
-    const compile = this._mode === true || (this._mode === 'auto' && canCompile());
-    const made = compile ? compileContract(this, W, D, runtime) : interpretContract(this, W, D, runtime);
-    this.compiled = compile;
+    const made = this.compiled ? compileContract(this, W, D, runtime) : interpretContract(this, W, D, runtime);
     this._enc = made.enc;
     this._dec = made.dec;
   }

@@ -57,7 +57,9 @@ export async function streamEncode(sink, value, out, maxDepth, isClosed, exts = 
 }
 
 /**
- * encodeToStream while compressing (compression: sp_compression 1 or 2).
+ * encodeToStream while compressing (compression: sp_compression 1 or 2),
+ * or of a contract's value (via: its encoder; compression may be 0): the
+ * value is written whole, then handed over.
  * Neither layout can be streamed as it is encoded: both begin with what
  * only the whole plain message tells (Lz4Block its one block's length,
  * Lz4BlockArray the count and plain length of every block). So the value
@@ -68,10 +70,10 @@ export async function streamEncode(sink, value, out, maxDepth, isClosed, exts = 
  * at the peak: the plain message and the compressed one in WASM, then the
  * compressed one in JS until the writable has taken it.
  */
-export async function streamCompressed(sink, value, out, maxDepth, compression, isClosed, exts = null) {
+export async function streamCompressed(sink, value, out, maxDepth, compression, isClosed, exts = null, via = null) {
   try {
     sink.beginStream(compression);
-    encodeWith(sink, value, maxDepth, exts);
+    encodeWith(sink, value, maxDepth, exts, via);
     const chunks = sink.segments();
     sink.release();
     let sent = 0;

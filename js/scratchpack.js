@@ -232,19 +232,20 @@ export class Scratchpack {
    * Encodes value into a new Uint8Array of exactly its size (to_array: the
    * thread's scratch, migrating to pooled segments when it overflows).
    */
-  encode(value) {
+  encode(value, options) {
     this._open();
+    const via = contractOf(options);
     // Compressing, with no scratch, or right after a message too big for
     // the JS scratch (the next is likely as big: it would be moved again):
     // straight into C.
-    if (this._compression !== 0 || this._scratchSize === 0 || this._bigLast) return this._encodeInC(value);
+    if (this._compression !== 0 || this._scratchSize === 0 || this._bigLast) return this._encodeInC(value, via);
     if (this._fresh !== null) this._watchFresh();
     const s = this._scratches.pop() || new ScratchSink(Math.min(this._scratchSize, JS_SCRATCH),
       () => this._takeSink());
     this._depth++;
     try {
       s.begin(this._scratchSize);
-      encodeWith(s, value, this._maxDepth, this._ext);
+      encodeWith(s, value, this._maxDepth, this._ext, via);
       this._bigLast = s.hs !== null;
       return s.copyOut();
     } catch (e) {
@@ -257,12 +258,12 @@ export class Scratchpack {
   }
 
   // encode() straight through a C entry (see encode).
-  _encodeInC(value) {
+  _encodeInC(value, via) {
     const s = this._takeSink();
     this._depth++;
     try {
       s.beginArray(this._scratchSize, this._compression);
-      encodeWith(s, value, this._maxDepth, this._ext);
+      encodeWith(s, value, this._maxDepth, this._ext, via);
       const out = s.copyOut();
       this._bigLast = out.length > JS_SCRATCH;
       return out;
@@ -279,14 +280,15 @@ export class Scratchpack {
    * Encodes value and returns a lease on it in linear memory: lease.bytes
    * is a view no later encode writes over until the lease ends.
    */
-  encodeView(value) {
+  encodeView(value, options) {
     this._open();
+    const via = contractOf(options);
     const s = this._takeSink();
     let p;
     this._depth++;
     try {
       s.beginArray(this._scratchSize, this._compression);
-      encodeWith(s, value, this._maxDepth, this._ext);
+      encodeWith(s, value, this._maxDepth, this._ext, via);
       p = s.message();
     } catch (e) {
       s.release();
@@ -356,17 +358,19 @@ export class Scratchpack {
    * Encodes value into target from offset (to_output). Returns the number
    * of bytes written; BUFFER_TOO_SMALL when the message does not fit.
    */
-  encodeInto(value, target, offset = 0) {
+  encodeInto(value, target, offset = 0, options = undefined) {
     this._open();
+    if (typeof offset === 'object' && offset !== null) { options = offset; offset = 0; }   // (value, target, { contract })
+    const via = contractOf(options);
     if (!(target instanceof Uint8Array)) throw new ScratchpackError(codes.INVALID_ARGUMENT, 'encodeInto needs a Uint8Array target');
     if (!Number.isInteger(offset) || offset < 0 || offset > target.length)
       throw new ScratchpackError(codes.INVALID_ARGUMENT, `offset ${offset} is outside the target (0..${target.length})`);
-    if (this._compression !== 0) return this._encodeIntoCompressed(value, target, offset);
+    if (this._compression !== 0) return this._encodeIntoCompressed(value, target, offset, options);
     const t = this._targets.pop() || new TargetSink(this._heap);
     this._depth++;
     try {
       t.begin(target, offset);
-      encodeWith(t, value, this._maxDepth, this._ext);
+      encodeWith(t, value, this._maxDepth, this._ext, via);
       return t.finish() - offset;
     } catch (e) {
       throw this._fail(e);
@@ -381,8 +385,8 @@ export class Scratchpack {
   // scratch, or pooled segments), leased for as long as it takes to copy it
   // into the target, so the target never holds the plain bytes; one copy
   // more than uncompressed.
-  _encodeIntoCompressed(value, target, offset) {
-    const lease = this.encodeView(value);
+  _encodeIntoCompressed(value, target, offset, options) {
+    const lease = this.encodeView(value, options);
     try {
       const bytes = lease.bytes, n = bytes.length;
       if (n > target.length - offset)
@@ -404,13 +408,15 @@ export class Scratchpack {
    * bytes written once the writable has accepted them all; on an error the
    * writable has received a prefix of the message.
    */
-  async encodeToStream(value, writable) {
+  async encodeToStream(value, writable, options) {
     this._open();
+    const via = contractOf(options);
     const out = openWritable(writable);
     const s = this._takeSink();
     try {
-      if (this._compression !== 0)
-        return await streamCompressed(s, value, out, this._maxDepth, this._compression, () => this._closed, this._ext);
+      // A contract's value is written whole, then handed over segment by segment.
+      if (this._compression !== 0 || via !== null)
+        return await streamCompressed(s, value, out, this._maxDepth, this._compression, () => this._closed, this._ext, via);
       return await streamEncode(s, value, out, this._maxDepth, () => this._closed, this._ext);
     } catch (e) {
       throw this._fail(e);
@@ -428,6 +434,8 @@ export class Scratchpack {
    */
   async encodeAsync(value, options) {
     this._open();
+    // Through a contract: encoded here, at once.
+    if (options?.contract !== undefined && options.contract !== null) return this.encode(value, { contract: options.contract });
     const signal = asyncSignal(options);
     const kind = ArrayBuffer.isView(value) && (this._ext === null || this._ext.find(value) === null)
       ? numericKind(value) : -1;
@@ -579,6 +587,17 @@ export class Scratchpack {
   }
 }
 
+// The encoder of an entry's { contract } option (contract.js), or null.
+function contractOf(options) {
+  if (options === undefined || options === null) return null;
+  if (typeof options !== 'object') throw bad('options must be an object { contract }');
+  onlyKnown(options, ['contract'], 'encode option');
+  const c = options.contract;
+  if (c === undefined || c === null) return null;
+  if (typeof c !== 'object' || typeof c._encTop !== 'function') throw bad('contract must be a contract made by contract()');
+  return c._encTop;
+}
+
 // Blocks of fewer plain bytes are decompressed by lz4.js (staging them costs more than C saves).
 const INFLATE_MIN = 4096;
 
@@ -602,7 +621,8 @@ function asyncSignal(options) {
   if (options === undefined || options === null) return undefined;
   if (typeof options !== 'object') throw new ScratchpackError(codes.INVALID_ARGUMENT, 'encodeAsync options must be an object { signal }');
   for (const k of Object.keys(options))
-    if (k !== 'signal') throw new ScratchpackError(codes.INVALID_ARGUMENT, `unknown encodeAsync option '${k}'; known: signal`);
+    if (k !== 'signal' && k !== 'contract')
+      throw new ScratchpackError(codes.INVALID_ARGUMENT, `unknown encodeAsync option '${k}'; known: signal, contract`);
   const { signal } = options;
   if (signal === undefined || signal === null) return undefined;
   if (typeof signal !== 'object' || typeof signal.aborted !== 'boolean' || typeof signal.addEventListener !== 'function' ||

@@ -1,0 +1,286 @@
+// Typed contracts (contract()): every field type in both key forms, explicit
+// indices with nil gaps, evolution both ways, TYPE errors with paths,
+// limits, classes, the entries' { contract } option, contract files -- each
+// suite run twice: generated code, and the closures used where eval is
+// refused, whose bytes and values must be the same.
+import assert from 'node:assert/strict';
+import { Writable } from 'node:stream';
+import { after, before, describe, test } from 'node:test';
+import { unpack } from 'msgpackr';
+
+import { contract, createScratchpack, decode, decodeMultiple, decodeStream } from '../../js/index.js';
+import { rng } from './helpers.js';
+
+const hex = (b) => Array.from(b, (x) => x.toString(16).padStart(2, '0')).join(' ');
+
+let sp;
+before(async () => { sp = await createScratchpack(); });
+after(() => sp.close());
+
+const fail = (fn, code, path) => {
+  let err = null;
+  try { fn(); } catch (e) { err = e; }
+  assert.ok(err !== null, 'expected a throw');
+  assert.equal(err.code, code, err.message);
+  if (path !== undefined) {
+    assert.equal(err.path, path, err.message);
+    assert.ok(err.message.includes(path), err.message);
+  }
+  return err;
+};
+
+for (const compile of [true, false]) {
+  const mode = compile ? 'generated' : 'closures';
+  const C = (fields, o = {}) => contract(fields, { compile, ...o });
+
+  describe(`contract (${mode})`, () => {
+    const Point = C({ x: 'int32', y: 'int32' }, { keys: 'index', name: 'Point' });
+    const all = {
+      b: 'bool', i8: 'int8', u8: 'uint8', i16: 'int16', u16: 'uint16', i32: 'int32', u32: 'uint32',
+      i64: 'int64', u64: 'uint64', f32: 'float32', f64: 'float64', s: 'string', bin: 'bin', ts: 'timestamp',
+      any: 'any', pt: Point, arr: ['string'], pts: [Point], m: { map: ['string', 'uint16'] },
+      im: { map: ['int32', 'string'] }, ti: 'int32[]', tf: 'float64[]', tb: 'int64[]', tu8: 'uint8[]',
+      ns: 'string?', np: { type: Point, nullable: true }, nn: ['int8?'],
+    };
+    const value = {
+      b: true, i8: -128, u8: 255, i16: -32768, u16: 65535, i32: -2147483648, u32: 4294967295,
+      i64: -(2n ** 63n), u64: 2n ** 64n - 1n, f32: 1.5, f64: 0.1, s: '안녕 😀', bin: Uint8Array.of(0, 1, 255),
+      ts: new Date(Date.UTC(2024, 0, 2, 3, 4, 5, 678)), any: { k: [1, 'two', null, { d: new Date(0) }] },
+      pt: { x: 3, y: -4 }, arr: ['a', ''], pts: [{ x: 1, y: 2 }, { x: -1, y: -2 }],
+      m: { a: 1, __proto__x: 2 }, im: new Map([[-5, 'neg'], [7, 'pos']]), ti: Int32Array.of(-1, 0, 100000),
+      tf: Float64Array.of(0.5, -2), tb: BigInt64Array.of(-3n, 2n ** 40n), tu8: Uint8Array.of(0, 200),
+      ns: null, np: null, nn: [1, null, -1],
+    };
+
+    for (const keys of ['index', 'name']) {
+      test(`every type round trips (keys: ${keys})`, () => {
+        const All = C(all, { keys });
+        const bytes = All.encode(value);
+        assert.deepEqual(All.decode(bytes), value);
+        assert.deepEqual(sp.decode(bytes, { contract: All }), value);
+        const generic = decode(bytes, { int64: 'bigint' });
+        if (keys === 'index') {
+          assert.ok(Array.isArray(generic) && generic.length === Object.keys(all).length);
+          assert.deepEqual(generic[3], -32768);
+        } else {
+          assert.deepEqual(Object.keys(generic), Object.keys(all));
+        }
+      });
+    }
+
+    test('floats are written as float32/float64 even when integral; ints in their smallest form', () => {
+      const R = C({ a: 'float64', b: 'float32', c: 'int64', d: 'uint32', e: 'int16' }, { keys: 'index' });
+      assert.equal(hex(R.encode({ a: 1, b: 2, c: 5n, d: 300, e: -0 })),
+        '95 cb 3f f0 00 00 00 00 00 00 ca 40 00 00 00 05 cd 01 2c 00');
+      assert.equal(hex(R.encode({ a: 1, b: 2, c: -(2n ** 40n), d: 0, e: -1 })).slice(45, 48), 'd3 ');
+    });
+
+    test('explicit indices leave nil in the gaps; the map form uses the names or explicit keys', () => {
+      const G = C({ a: { type: 'int8', key: 0 }, b: { type: 'string', key: 3 } }, { keys: 'index' });
+      assert.equal(hex(G.encode({ a: 1, b: 'x' })), '94 01 c0 c0 a1 78');
+      assert.deepEqual(G.decode(Uint8Array.of(0x94, 0x01, 0xc0, 0xc0, 0xa1, 0x78)), { a: 1, b: 'x' });
+      const N = C({ id: { type: 'uint8', key: 'Id' }, n: 'string' }, { keys: 'name' });
+      assert.equal(hex(N.encode({ id: 1, n: 'x' })), '82 a2 49 64 01 a1 6e a1 78');
+      assert.deepEqual(N.decode(N.encode({ id: 1, n: 'x' })), { id: 1, n: 'x' });
+    });
+
+    for (const keys of ['index', 'name']) {
+      test(`evolution: old readers read new data and new readers old data (keys: ${keys})`, () => {
+        const V1 = C({ id: 'uint32', name: 'string' }, { keys });
+        const V2 = C({ id: 'uint32', name: 'string', score: { type: 'float64', default: 0.5 },
+          tags: { type: ['string'], default: ['t'] }, note: 'string?', pos: Point }, { keys });
+        const v2 = { id: 1, name: 'n', score: 2, tags: ['a'], note: 'x', pos: { x: 1, y: 2 } };
+        assert.deepEqual(V1.decode(V2.encode(v2)), { id: 1, name: 'n' });
+        const old = V2.decode(V1.encode({ id: 1, name: 'n' }));
+        assert.deepEqual(old, { id: 1, name: 'n', score: 0.5, tags: ['t'], note: undefined, pos: undefined });
+        const again = V2.decode(V1.encode({ id: 2, name: 'm' }));
+        assert.notEqual(old.tags, again.tags, 'each value gets its own copy of an object default');
+        // a field left out on encode takes its default; a missing one without default is TYPE
+        assert.deepEqual(V2.decode(V2.encode({ id: 1, name: 'n', note: null, pos: { x: 0, y: 0 } })).tags, ['t']);
+        fail(() => V2.encode({ id: 1, name: 'n', note: null }), 'TYPE', '$.pos');
+      });
+    }
+
+    test('unknown keys (also non-string ones) are skipped with their values', () => {
+      const R = C({ a: 'int8', b: 'string' }, { keys: 'name' });
+      const bytes = sp.encode(new Map([['z', { deep: [1, 2, { x: 'y' }] }], [5, 'five'], ['b', 'B'], ['a', 3]]));
+      assert.deepEqual(R.decode(bytes), { a: 3, b: 'B' });
+    });
+
+    test('wrong types fail with TYPE and the path, on encode and on decode', () => {
+      const Item = C({ name: 'string', score: 'float64' }, { keys: 'name', name: 'Item' });
+      const Order = C({ id: 'uint32', items: [Item] }, { keys: 'index', name: 'Order' });
+      const items = [0, 1, 2, 3].map((i) => ({ name: `i${i}`, score: i }));
+      items[3] = { name: 'bad', score: 'high' };
+      fail(() => Order.encode({ id: 1, items }), 'TYPE', '$.items[3].score');
+      fail(() => sp.encode({ id: 1, items }, { contract: Order }), 'TYPE', '$.items[3].score');
+      const bytes = sp.encode([1, [0, 1, 2, 3].map((i) => ({ name: `i${i}`, score: i === 3 ? 'high' : i }))]);
+      const e = fail(() => Order.decode(bytes), 'TYPE', '$.items[3].score');
+      assert.equal(bytes[e.offset], 0xa4, 'the offset is the bad value\'s');
+      fail(() => sp.decode(bytes, { contract: Order }), 'TYPE', '$.items[3].score');
+      fail(() => Order.decode(sp.encode({ id: 1 })), 'TYPE', '$');
+      fail(() => Order.encode(null), 'TYPE', '$');
+      fail(() => Order.decode(sp.encode([-1, []])), 'OVERFLOW', '$.id');
+      fail(() => Order.encode({ id: -1, items: [] }), 'VALUE_RANGE', '$.id');
+      fail(() => Order.encode({ id: 1.5, items: [] }), 'TYPE', '$.id');
+      fail(() => Order.decode(sp.encode([1, [null]])), 'TYPE', '$.items[0]');
+      const T = C({ t: 'int8[]', u: 'uint64', d: 'timestamp', b: 'bin', k: 'bool' }, { keys: 'index' });
+      const ok = { t: [1], u: 1n, d: new Date(0), b: new Uint8Array(0), k: false };
+      fail(() => T.encode({ ...ok, t: [1, 300] }), 'TYPE', '$.t[1]');
+      fail(() => T.encode({ ...ok, u: -1n }), 'VALUE_RANGE', '$.u');
+      fail(() => T.encode({ ...ok, u: 'x' }), 'TYPE', '$.u');
+      fail(() => T.encode({ ...ok, d: 5 }), 'TYPE', '$.d');
+      fail(() => T.encode({ ...ok, b: 'x' }), 'TYPE', '$.b');
+      fail(() => T.encode({ ...ok, k: 1 }), 'TYPE', '$.k');
+      fail(() => T.decode(sp.encode([[1, 300], 1, new Date(0), new Uint8Array(0), false])), 'OVERFLOW', '$.t');
+      fail(() => T.decode(sp.encode([[1], -1, new Date(0), new Uint8Array(0), false])), 'OVERFLOW', '$.u');
+      fail(() => T.decode(sp.encode([[1], 1, 5, new Uint8Array(0), false])), 'TYPE', '$.d');
+      fail(() => T.decode(sp.encode([[1], 1, new Date(0), 'x', false])), 'TYPE', '$.b');
+      fail(() => T.decode(sp.encode([[1], 1, new Date(0), new Uint8Array(0), 0])), 'TYPE', '$.k');
+      fail(() => T.decode(Uint8Array.of(0x95, 0x91)), 'TRUNCATED');
+    });
+
+    test('limits apply: depth (a recursive contract), lengths, trailing bytes', () => {
+      const { Node } = contract({ contracts: { Node: { keys: 'index', fields: { v: 'int32', kids: ['Node'] } } } },
+        { compile });
+      let deep = { v: 0, kids: [] };
+      for (let i = 1; i < 200; i++) deep = { v: i, kids: [deep] };   // two levels each: 400
+      const bytes = Node.encode(deep);
+      assert.deepEqual(Node.decode(bytes), deep);
+      fail(() => Node.decode(bytes, { maxDepth: 100 }), 'DEPTH_LIMIT');
+      fail(() => sp.decode(bytes, { contract: Node, maxDepth: 100 }), 'DEPTH_LIMIT');
+      let deeper = deep;
+      for (let i = 0; i < 300; i++) deeper = { v: i, kids: [deeper] };
+      fail(() => Node.encode(deeper), 'DEPTH_LIMIT');
+      const loop = { v: 1, kids: [] };
+      loop.kids.push(loop);
+      fail(() => sp.encode(loop, { contract: Node }), 'CYCLE');
+      const S = C({ s: 'string', a: ['int8'] }, { keys: 'index' });
+      fail(() => S.decode(S.encode({ s: 'abcdef', a: [] }), { maxStrLength: 3 }), 'LENGTH_LIMIT');
+      fail(() => S.decode(S.encode({ s: '', a: [1, 2, 3] }), { maxArrayLength: 2 }), 'LENGTH_LIMIT');
+      fail(() => S.decode(Uint8Array.of(0x92, 0xa0, 0xdd, 0xff, 0xff, 0xff, 0xff)), 'TRUNCATED');
+      fail(() => S.decode(Uint8Array.of(0x92, 0xa0, 0x90, 0x00)), 'TRAILING_BYTES');
+    });
+
+    test('int64 fields: BigInt by default, numbers with int64: number', () => {
+      const B = C({ a: 'int64', b: 'uint64' }, { keys: 'index' });
+      assert.deepEqual(B.decode(B.encode({ a: 5, b: 2n ** 63n })), { a: 5n, b: 2n ** 63n });
+      const N = C({ a: 'int64', b: 'uint64' }, { keys: 'index', int64: 'number' });
+      assert.deepEqual(N.decode(B.encode({ a: -7n, b: 9n })), { a: -7, b: 9 });
+      fail(() => B.decode(sp.encode([2n ** 63n, 0])), 'OVERFLOW', '$.a');
+    });
+
+    test('a class: decoded into instances without running the constructor; instances encode through the contract anywhere', () => {
+      let made = 0;
+      class Vec { constructor(x, y) { made++; this.x = x; this.y = y; } len() { return Math.hypot(this.x, this.y); } }
+      const V = C({ x: 'float64', y: 'float64' }, { keys: 'index', class: Vec });
+      const v = V.decode(V.encode(new Vec(3, 4)));
+      assert.ok(v instanceof Vec);
+      assert.equal(v.len(), 5);
+      assert.equal(made, 1, 'the constructor ran only for the value made here');
+      const expected = hex(V.encode({ x: 1, y: 2 }));
+      assert.equal(expected, '92 cb 3f f0 00 00 00 00 00 00 cb 40 00 00 00 00 00 00 00');
+      // plain arrays, any values, maps, and the generic entries: the contract's bytes
+      assert.equal(hex(sp.encode([new Vec(1, 2)])), `91 ${expected}`);
+      assert.equal(hex(sp.encode({ a: new Vec(1, 2) })), `81 a1 61 ${expected}`);
+      assert.equal(hex(sp.encode(new Map([[1, new Vec(1, 2)]]))), `81 01 ${expected}`);
+      const Holder = C({ any: 'any', list: ['any'] }, { keys: 'index' });
+      assert.equal(hex(Holder.encode({ any: new Vec(1, 2), list: [new Vec(1, 2)] })), `92 ${expected} 91 ${expected}`);
+      assert.throws(() => C({ x: 'int8' }, { class: Vec }), { code: 'INVALID_ARGUMENT' });
+    });
+
+    test('the { contract } option on every entry writes the contract\'s bytes', async () => {
+      const R = C({ id: 'uint32', name: 'string', score: 'float64', tags: ['string'] }, { keys: 'index' });
+      const v = { id: 9, name: 'nine', score: 9.5, tags: ['x', 'y'] };
+      const want = R.encode(v);
+      assert.deepEqual(sp.encode(v, { contract: R }), want);
+      const target = new Uint8Array(100);
+      const n = sp.encodeInto(v, target, 3, { contract: R });
+      assert.deepEqual(target.subarray(3, 3 + n), want);
+      assert.equal(sp.encodeInto(v, target, { contract: R }), want.length);
+      const lease = sp.encodeView(v, { contract: R });
+      assert.deepEqual(new Uint8Array(lease.bytes), want);
+      lease.release();
+      assert.deepEqual(await sp.encodeAsync(v, { contract: R }), want);
+      const chunks = [];
+      const w = new Writable({ write(c, _e, cb) { chunks.push(c); cb(); } });
+      assert.equal(await sp.encodeToStream(v, w, { contract: R }), want.length);
+      assert.deepEqual(new Uint8Array(Buffer.concat(chunks)), want);
+      assert.deepEqual(sp.decode(want, { contract: R }), v);
+      assert.deepEqual(decode(want, { contract: R }), v);
+      const two = new Uint8Array([...want, ...want]);
+      assert.deepEqual([...decodeMultiple(two, { contract: R })], [v, v]);
+      const got = [];
+      for await (const x of decodeStream([two.subarray(0, 5), two.subarray(5)], { contract: R })) got.push(x);
+      assert.deepEqual(got, [v, v]);
+      for await (const x of sp.decodeStream([two], { contract: R })) assert.deepEqual(x, v);
+      const big = { ...v, name: 'n'.repeat(100000) };      // past the JS scratch: C's writer
+      assert.deepEqual(sp.decode(sp.encode(big, { contract: R }), { contract: R }), big);
+      assert.throws(() => sp.encode(v, { contract: {} }), { code: 'INVALID_ARGUMENT' });
+      assert.throws(() => sp.encode(v, { contrat: R }), { code: 'INVALID_ARGUMENT' });
+      const z = await createScratchpack({ compression: 'lz4block' });
+      try {
+        const many = { ...v, tags: new Array(200).fill('same tag text') };
+        assert.deepEqual(z.decode(z.encode(many, { contract: R }), { contract: R }), many);
+      } finally {
+        z.close();
+      }
+    });
+
+    test('peers read the bytes: msgpackr unpacks the array and map forms', () => {
+      const A = C({ id: 'uint32', name: 'string', tags: ['string'] }, { keys: 'index' });
+      const M = C({ id: 'uint32', name: 'string', tags: ['string'] }, { keys: 'name' });
+      const v = { id: 1, name: 'x', tags: ['a'] };
+      assert.deepEqual(unpack(A.encode(v)), [1, 'x', ['a']]);
+      assert.deepEqual(unpack(M.encode(v)), v);
+    });
+
+    test('a contract file: names refer to each other in any order; classes by name', () => {
+      class Pt {}
+      const doc = JSON.parse(`{ "contracts": {
+        "Shape": { "keys": "name", "fields": { "at": "Pt", "path": ["Pt"], "label": "string?", "kind": { "type": "uint8", "default": 1 } } },
+        "Pt": { "keys": "index", "fields": { "x": "int16", "y": { "type": "int16", "key": 2 } } } } }`);
+      const { Shape, Pt: P } = contract(doc, { classes: { Pt }, compile });
+      assert.equal(P.slots, 3);
+      const s = { at: { x: 1, y: 2 }, path: [{ x: 3, y: 4 }], label: null, kind: 2 };
+      const back = Shape.decode(Shape.encode(s));
+      assert.ok(back.at instanceof Pt);
+      assert.deepEqual(JSON.parse(JSON.stringify(back)), s);
+      assert.equal(hex(P.encode({ x: 1, y: 2 })), '93 01 c0 02');
+    });
+
+    test('bad descriptions are INVALID_ARGUMENT naming the field', () => {
+      const bad = (fields, o, re) => assert.throws(() => C(fields, o), (e) => e.code === 'INVALID_ARGUMENT' && re.test(e.message));
+      bad({ a: 'int33' }, {}, /field a: unknown type 'int33'/);
+      bad({ a: 'int8', b: { type: 'int8', key: 0 } }, { keys: 'index' }, /field b: key 0 is also field a's/);
+      bad({ a: { type: 'int8', key: 'x' } }, { keys: 'index' }, /key must be an integer/);
+      bad({ a: { type: 'int8', key: 70000 } }, { keys: 'index' }, /0\.\.65535/);
+      bad({ a: { type: 'int8', default: 300 } }, {}, /field a: the default/);
+      bad({ a: ['int8', 'int8'] }, {}, /one element/);
+      bad({ a: 'int8' }, { keys: 'array' }, /keys must be/);
+      bad({ a: 'int8' }, { kes: 'index' }, /unknown contract option 'kes'/);
+      bad({}, {}, /no fields/);
+      bad({ a: { map: ['float64', 'int8'] } }, {}, /map keys/);
+    });
+
+    test('random values give the same bytes through generated code and closures, and round trip', () => {
+      const fields = { a: 'int32', b: 'string?', c: ['float64'], d: { map: ['string', 'int8'] }, e: 'any' };
+      const G = contract(fields, { compile: true, keys: 'index' });
+      const I = contract(fields, { compile: false, keys: 'index' });
+      assert.equal(G.compiled, true);
+      assert.equal(I.compiled, false);
+      const next = rng(23);
+      for (let i = 0; i < 200; i++) {
+        const v = {
+          a: Math.floor((next() - 0.5) * 2 ** 32) | 0, b: next() < 0.3 ? null : 'x'.repeat(Math.floor(next() * 40)),
+          c: Array.from({ length: Math.floor(next() * 5) }, () => next() * 1e6), d: { k: Math.floor(next() * 100) },
+          e: next() < 0.5 ? [1, { z: 'q' }] : 'str',
+        };
+        const g = G.encode(v);
+        assert.deepEqual(I.encode(v), g);
+        assert.deepEqual(I.decode(g), v);
+        assert.deepEqual(G.decode(g), v);
+      }
+    });
+  });
+}
