@@ -206,15 +206,19 @@ ${lines.map((l) => `    ${l}`).join('\n')}
 }`;
     }
     const M = this.k(this.R.MISSING);
+    const tokens = this.k(c.fields.map((f) => keyToken(f.key)));
+    const byValue = this.k(new Map(c.fields.map((f, i) => [f.key, i])));
     const cases = c.fields.map((f, i) =>
-      `case ${q(f.key)}: f = ${this.k(f.name)}; v${i} = ${this.decExpr(f.type, '(depth + 1)')}; break;`);
+      `case ${i}: f = ${this.k(f.name)}; v${i} = ${this.decExpr(f.type, '(depth + 1)')}; break;`);
     return `function dec(depth) {
   const n = D.map(depth, ${what});
   let f = null, ${v.map((x) => `${x} = ${M}`).join(', ')};
   try {
-    for (let i = 0; i < n; i++) {
+    for (let i = 0, h = 0; i < n; i++) {
       f = null;
-      switch (D.key(depth + 1)) {
+      const t = D.keyIndex(${tokens}, h, ${byValue}, depth + 1);
+      h = t + 1;
+      switch (t) {
         ${cases.join('\n        ')}
         default: D.skip(depth + 1);
       }

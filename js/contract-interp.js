@@ -24,7 +24,8 @@ export function interpretContract(c, W, D, R) {
   const header = headerToken(order.length, c.keys === 'name');
   const what = `a ${c.name} object`;
   const proto = c.class === null ? null : c.class.prototype;
-  const byKey = new Map(c.keys === 'name' ? c.fields.map((f, i) => [f.key, fields[i]]) : []);
+  const byKey = new Map(c.keys === 'name' ? c.fields.map((f, i) => [f.key, i]) : []);
+  const tokens = fields.map((f) => f.key);
   const missing = (f) => (!f.hasDefault ? undefined
     : typeof f.def === 'object' && f.def !== null ? R.clone(f.def) : f.def);
 
@@ -58,10 +59,11 @@ export function interpretContract(c, W, D, R) {
         }
       } else {
         const n = D.map(depth, what);
-        for (let i = 0; i < n; i++) {
+        for (let i = 0, h = 0; i < n; i++) {
           f = null;
-          const k = D.key(depth + 1);
-          f = byKey.get(k) ?? null;
+          const t = D.keyIndex(tokens, h, byKey, depth + 1);
+          h = t + 1;
+          f = t < 0 ? null : fields[t];
           if (f === null) D.skip(depth + 1);
           else vals[f.i] = f.dec(depth + 1);
         }

@@ -132,6 +132,15 @@ export class Contract {
       : decodeOptions({ ...options, contract: this }));
   }
 
+  /**
+   * The contract of an array of this contract's values (as MessagePack-CSharp
+   * writes a T[] or List<T>): the same object every call.
+   */
+  array() {
+    if (this._list === undefined) this._list = new ListContract(this);
+    return this._list;
+  }
+
   /** The decode options base with this contract (cached per base). */
   _options(base) {
     let o = this._byBase.get(base);
@@ -142,6 +151,56 @@ export class Contract {
     return o;
   }
 }
+
+/** An array of a contract's values; its encode, decode and entry option work as a contract's. */
+export class ListContract {
+  constructor(of) {
+    this.of = of;
+    this.name = `${of.name}[]`;
+    this._byBase = new WeakMap();
+    this._sinks = [];
+    this.compiled = of.compiled;
+    const what = `an array of ${of.name}`;
+    this._encTop = (v) => {
+      try {
+        if (!Array.isArray(v)) throw runtime.type(what, v);
+        W.deeper(1);
+        const n = v.length;
+        W.array(n);
+        let i = 0;
+        try {
+          for (; i < n; i++) {
+            const x = v[i];
+            if (typeof x !== 'object' || x === null) throw runtime.type(`a ${of.name} object`, x);
+            W.deeper(2);
+            of._enc(x, 2);
+          }
+        } catch (e) {
+          throw runtime.index(e, i);
+        }
+      } catch (e) {
+        if (e instanceof EncodeFailure) e.root = '$';
+        throw e;
+      }
+    };
+    this._top = (depth) => {
+      try {
+        const n = D.array(depth, what);
+        const a = new Array(n);
+        let i = 0;
+        try {
+          for (; i < n; i++) a[i] = of._dec(depth + 1);
+        } catch (e) {
+          throw runtime.dindex(e, i);
+        }
+        return a;
+      } catch (e) {
+        throw finishDecodeError(e);
+      }
+    };
+  }
+}
+for (const k of ['encode', 'decode', '_options']) ListContract.prototype[k] = Contract.prototype[k];
 
 /**
  * contract(fields, options): a contract. contract(doc, options), doc a

@@ -722,6 +722,26 @@ export const D = Object.freeze({
     mapHeader(n, depth, at);
     return n;
   },
+  /**
+   * The map key at pos, consumed, as an index into a contract's keys: the
+   * canonical str tokens of its keys are compared byte by byte with the
+   * input, hint's first (the field after the last one matched: a writer
+   * keeps the order), so a known key costs no string; any other key is read
+   * and looked up by value in byValue (a str in a wider header form than the
+   * canonical one still finds its field). -1 for a key the contract has not.
+   */
+  keyIndex(tokens, hint, byValue, depth) {
+    const n = tokens.length;
+    for (let j = 0, t = hint < n ? hint : 0; j < n; j++, t = t + 1 === n ? 0 : t + 1) {
+      const k = tokens[t], m = k.length;
+      if (m > len - pos || src[pos] !== k[0]) continue;
+      let i = 1;
+      while (i < m && src[pos + i] === k[i]) i++;
+      if (i === m) { pos += m; return t; }
+    }
+    const v = byValue.get(read(depth));
+    return v === undefined ? -1 : v;
+  },
   /** A map key: short str keys through the key cache, anything else as read() reads it. */
   key(depth) {
     const c = pos < len ? src[pos] : 0xc1;
