@@ -434,6 +434,8 @@ export declare class Scratchpack {
    * sp.encode({ Id: 1, Name: 'hello' });   // 82 a2 49 64 01 a4 4e 61 6d 65 a5 68 65 6c 6c 6f
    */
   encode<T>(this: Scratchpack, value: EncodableValue<T>): Uint8Array<ArrayBuffer>;
+  /** Through a contract (see {@link contract}): its array or map form, type-checked. */
+  encode<T>(this: Scratchpack, value: T, options: ContractOption<T>): Uint8Array<ArrayBuffer>;
 
   /**
    * The message left in linear memory, leased: no later encode writes over
@@ -444,6 +446,7 @@ export declare class Scratchpack {
    * lease.release();
    */
   encodeView<T>(this: Scratchpack, value: EncodableValue<T>): Lease;
+  encodeView<T>(this: Scratchpack, value: T, options: ContractOption<T>): Lease;
 
   /**
    * The to_output entry: writes into target from offset (an integer in
@@ -453,6 +456,8 @@ export declare class Scratchpack {
    * const n = sp.encodeInto(value, buf, 4);   // buf[4 .. 4 + n)
    */
   encodeInto<T>(this: Scratchpack, value: EncodableValue<T>, target: Uint8Array<ArrayBufferLike>, offset?: number): number;
+  encodeInto<T>(this: Scratchpack, value: T, target: Uint8Array<ArrayBufferLike>, offset: number, options: ContractOption<T>): number;
+  encodeInto<T>(this: Scratchpack, value: T, target: Uint8Array<ArrayBufferLike>, options: ContractOption<T>): number;
 
   /**
    * The to_stream entry: writes the message to the stream while it encodes
@@ -472,6 +477,9 @@ export declare class Scratchpack {
    */
   encodeToStream<T>(this: Scratchpack, value: EncodableValue<T>,
     writable: NodeWritableLike | WritableStreamLike): Promise<number>;
+  /** Through a contract: the message is written whole, then handed to the stream a segment at a time. */
+  encodeToStream<T>(this: Scratchpack, value: T, writable: NodeWritableLike | WritableStreamLike,
+    options: ContractOption<T>): Promise<number>;
 
   /**
    * A numeric typed array encoded as a MessagePack array on a worker pthread
@@ -485,6 +493,8 @@ export declare class Scratchpack {
    */
   encodeAsync<T>(this: Scratchpack, value: EncodableValue<T>,
     options?: { signal?: AbortSignalLike | undefined }): Promise<Uint8Array<ArrayBuffer>>;
+  /** Through a contract: encoded here, at once. */
+  encodeAsync<T>(this: Scratchpack, value: T, options: ContractOption<T>): Promise<Uint8Array<ArrayBuffer>>;
 
   /**
    * Decodes exactly one value; options override the instance's limits.
@@ -492,6 +502,7 @@ export declare class Scratchpack {
    * @example
    * sp.decode(bytes, { int64: 'bigint', typedArrays: Int32Array });
    */
+  decode<T>(this: Scratchpack, bytes: ArrayBufferLike | ArrayBufferView, options: ContractDecodeOptions<T>): T;
   decode(this: Scratchpack, bytes: ArrayBufferLike | ArrayBufferView, options?: DecodeOptions): unknown;
 
   /**
@@ -499,9 +510,11 @@ export declare class Scratchpack {
    * soon as its last byte has arrived (see {@link decodeStream}); the
    * instance's limits apply to each message, options override them.
    */
+  decodeStream<T>(this: Scratchpack, source: ByteSource, options: DecodeStreamOptions & ContractOption<T>): AsyncIterableIterator<T>;
   decodeStream(this: Scratchpack, source: ByteSource, options?: DecodeStreamOptions): AsyncIterableIterator<unknown>;
 
   /** The values of concatenated messages in one buffer (see {@link decodeMultiple}), with the instance's limits. */
+  decodeMultiple<T>(this: Scratchpack, bytes: ArrayBufferLike | ArrayBufferView, options: ContractDecodeOptions<T>): IterableIterator<T>;
   decodeMultiple(this: Scratchpack, bytes: ArrayBufferLike | ArrayBufferView, options?: DecodeOptions): IterableIterator<unknown>;
 
   /** Counters from C. */
@@ -579,6 +592,7 @@ export declare function ready(): Promise<void>;
  * @example
  * decode(Uint8Array.of(0x92, 0x01, 0xa1, 0x61));   // [1, 'a']
  */
+export declare function decode<T>(bytes: ArrayBufferLike | ArrayBufferView, options: ContractDecodeOptions<T>): T;
 export declare function decode(bytes: ArrayBufferLike | ArrayBufferView, options?: DecodeOptions): unknown;
 
 /**
@@ -595,6 +609,7 @@ export declare function decode(bytes: ArrayBufferLike | ArrayBufferView, options
  * @example
  * for await (const event of decodeStream(socket)) handle(event);
  */
+export declare function decodeStream<T>(source: ByteSource, options: DecodeStreamOptions & ContractOption<T>): AsyncIterableIterator<T>;
 export declare function decodeStream(source: ByteSource, options?: DecodeStreamOptions): AsyncIterableIterator<unknown>;
 
 /**
@@ -603,7 +618,118 @@ export declare function decodeStream(source: ByteSource, options?: DecodeStreamO
  * @example
  * for (const row of decodeMultiple(readFileSync('rows.msgpack'))) console.log(row);
  */
+export declare function decodeMultiple<T>(bytes: ArrayBufferLike | ArrayBufferView, options: ContractDecodeOptions<T>): IterableIterator<T>;
 export declare function decodeMultiple(bytes: ArrayBufferLike | ArrayBufferView, options?: DecodeOptions): IterableIterator<unknown>;
+
+// ---- typed contracts ------------------------------------------------------------
+
+/** Integer field types that JS holds as numbers. */
+export type ContractIntType = 'int8' | 'uint8' | 'int16' | 'uint16' | 'int32' | 'uint32';
+/** Every named field type. int64/uint64 are BigInt (numbers with the contract's int64: 'number'). */
+export type ContractScalarType = ContractIntType | 'int64' | 'uint64' | 'bool' | 'float32' | 'float64' | 'string' |
+  'bin' | 'timestamp' | 'any';
+/** Typed arrays, written as standard MessagePack arrays. */
+export interface ContractTypedArrays {
+  'int8[]': Int8Array; 'uint8[]': Uint8Array; 'int16[]': Int16Array; 'uint16[]': Uint16Array;
+  'int32[]': Int32Array; 'uint32[]': Uint32Array; 'float32[]': Float32Array; 'float64[]': Float64Array;
+  'int64[]': BigInt64Array; 'uint64[]': BigUint64Array;
+}
+/**
+ * A field's type: a name ('uint32', 'string?' nullable, 'int32[]' a typed
+ * array), another contract, [type] an array, { map: [keyType, valueType] }
+ * (string keys: an object; integer keys: a Map), or { type, nullable }.
+ */
+export type ContractType =
+  | ContractScalarType | `${ContractScalarType}?` | keyof ContractTypedArrays | `${keyof ContractTypedArrays}?`
+  | Contract<any> | readonly [ContractType]
+  | { readonly map: readonly ['string' | ContractIntType, ContractType]; readonly nullable?: boolean }
+  | { readonly type: ContractType; readonly nullable?: boolean };
+/** A field: its type, or { type, nullable, default, key } (key: its index, or its name in the map form). */
+export type ContractField = ContractType | {
+  readonly type: ContractType; readonly nullable?: boolean; readonly default?: unknown; readonly key?: number | string;
+};
+
+type ScalarValue<S, I64> = S extends 'bool' ? boolean : S extends 'int64' | 'uint64' ? I64
+  : S extends ContractIntType | 'float32' | 'float64' ? number : S extends 'string' ? string
+  : S extends 'bin' ? Uint8Array : S extends 'timestamp' ? Date : S extends 'any' ? unknown : never;
+/** The JS value of a contract type (I64: what int64 fields hold). */
+export type ContractValue<T, I64 = bigint> =
+  T extends Contract<infer U> ? U
+  : T extends readonly [infer E] ? ContractValue<E, I64>[]
+  : T extends { readonly map: readonly [infer K, infer V] }
+    ? (K extends 'string' ? Record<string, ContractValue<V, I64>> : Map<number, ContractValue<V, I64>>)
+      | (T extends { readonly nullable: true } ? null : never)
+  : T extends { readonly type: infer U } ? ContractValue<U, I64> | (T extends { readonly nullable: true } ? null : never)
+  : T extends `${infer B}?` ? ContractValue<B, I64> | null
+  : T extends keyof ContractTypedArrays ? ContractTypedArrays[T]
+  : ScalarValue<T, I64>;
+/** The value of a contract with these fields. */
+export type ContractFieldsValue<F, I64 = bigint> = { -readonly [K in keyof F]: ContractValue<F[K], I64> };
+
+/** contract()'s options. */
+export interface ContractOptions {
+  /** 'index': an array in key order, nil in the gaps ([Key(0)]); 'name': a map keyed by name ([Key("name")]). Default 'name'. */
+  readonly keys?: 'index' | 'name';
+  /** Decode into instances of this class (prototype set; the constructor does not run); its instances encode through the contract anywhere. */
+  readonly class?: abstract new (...args: any[]) => unknown;
+  /** int64/uint64 fields as BigInt (default) or number. */
+  readonly int64?: 'bigint' | 'number';
+  /** true: generated code (throws where eval is refused); false: closures; 'auto' (default): generated unless refused. */
+  readonly compile?: boolean | 'auto';
+  /** A name for messages. */
+  readonly name?: string;
+}
+
+/**
+ * A typed contract, as MessagePack-CSharp's [MessagePackObject] class with
+ * [Key] members. Use it directly (encode/decode, no WASM needed) or as the
+ * `contract` option of every entry.
+ */
+export declare class Contract<T> {
+  private constructor();
+  readonly name: string;
+  /** Whether its code is generated (false: closures, where eval is refused or compile: false). */
+  readonly compiled: boolean;
+  /** A new Uint8Array with the value in the contract's form; TYPE (with its path, $.items[3].score) for a value of another type. */
+  encode(value: T): Uint8Array<ArrayBuffer>;
+  /** The value (unknown keys and extra elements skipped; missing fields: their default or undefined). */
+  decode(bytes: ArrayBufferLike | ArrayBufferView, options?: DecodeOptions): T;
+  /** The contract of an array of these values (one per contract). */
+  array(): Contract<T[]>;
+  private readonly __value: (value: T) => T;
+}
+
+/** The value type of a contract: Infer<typeof Rec>. */
+export type Infer<C> = C extends Contract<infer T> ? T : never;
+
+/** The `contract` option of the entries. */
+export interface ContractOption<T> { readonly contract: Contract<T> }
+/** decode's options with a contract. */
+export type ContractDecodeOptions<T> = DecodeOptions & ContractOption<T>;
+
+/** A contract file: { contracts: { Name: { keys, fields } } }, the same vocabulary (types may name the file's contracts). */
+export interface ContractFile {
+  readonly contracts: { readonly [name: string]: {
+    readonly keys?: 'index' | 'name'; readonly fields: { readonly [field: string]: unknown }; readonly int64?: 'bigint' | 'number';
+  } };
+}
+
+/**
+ * Makes a typed contract, or loads a contract file's (by name).
+ * @example
+ * const Point = contract({ x: 'int32', y: 'int32' }, { keys: 'index' });
+ * const Rec = contract({ id: 'uint32', name: 'string', tags: ['string'], pos: Point }, { keys: 'index' });
+ * type Rec = Infer<typeof Rec>;     // { id: number; name: string; tags: string[]; pos: { x: number; y: number } }
+ * const bytes = sp.encode(rec, { contract: Rec });
+ * const back = sp.decode(bytes, { contract: Rec });   // Rec
+ */
+export declare function contract(doc: ContractFile, options?: {
+  readonly classes?: { readonly [name: string]: abstract new (...args: any[]) => unknown };
+  readonly compile?: boolean | 'auto'; readonly int64?: 'bigint' | 'number';
+}): { readonly [name: string]: Contract<unknown> };
+export declare function contract<const F extends { readonly [name: string]: ContractField }, const O extends ContractOptions = {}>(
+  fields: F, options?: O,
+): Contract<ContractFieldsValue<F, O extends { readonly int64: 'number' } ? number : bigint>>;
 
 // Only what is exported above is public (in a .d.ts, a module without this
 // line would export the helper types too).

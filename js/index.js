@@ -6,4 +6,4 @@ export { Lease } from './lease.js';
 export { decode } from './decode.js';
 export { encode, encodeInto, encodeToStream, encodeView, ready } from './default.js';
 export { decodeMultiple, decodeStream } from './decode-stream.js';
-export { contract, loadContracts, Contract } from './contract.js';
+export { contract, Contract } from './contract.js';

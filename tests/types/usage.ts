@@ -7,6 +7,7 @@
 import { createReadStream, createWriteStream, readFileSync } from 'node:fs';
 import { Writable } from 'node:stream';
 import {
+  contract, Contract, type Infer,
   codes, createScratchpack, decode, decodeMultiple, decodeStream, encode, encodeInto, encodeToStream, encodeView, Ext,
   Lease, ready, Scratchpack, ScratchpackError,
   type Compression, type DecodeOptions, type DecodeStreamOptions, type Decoded, type Encodable, type EncodableValue,
@@ -323,3 +324,57 @@ void [plain, into, streamed, notReady];
 
 void [response, blob, view, written, name, fromFile];
 sp.close();
+
+// ---- typed contracts ---------------------------------------------------------------
+
+const CPoint = contract({ x: 'int32', y: 'int32' }, { keys: 'index' });
+const CRec = contract({
+  id: 'uint32', name: 'string', score: 'float64', tags: ['string'], born: 'timestamp', blob: 'bin', pos: CPoint,
+  extra: 'any', note: 'string?', big: 'int64', ints: 'int32[]', counts: { map: ['string', 'uint16'] },
+  byId: { map: ['int32', 'string'] }, maybe: { type: CPoint, nullable: true }, lvl: { type: 'uint8', default: 1, key: 'level' },
+}, { keys: 'name' });
+type CRec = Infer<typeof CRec>;
+const crec: CRec = {
+  id: 1, name: 'n', score: 1.5, tags: ['a'], born: new Date(), blob: new Uint8Array(1), pos: { x: 1, y: 2 },
+  extra: { anything: [1] }, note: null, big: 5n, ints: Int32Array.of(1), counts: { a: 1 }, byId: new Map([[1, 'one']]),
+  maybe: null, lvl: 2,
+};
+const cid: number = crec.id;
+const cnote: string | null = crec.note;
+const cbig: bigint = crec.big;
+const cx: number = crec.pos.x;
+void cid; void cnote; void cbig; void cx;
+const crecBytes: Uint8Array<ArrayBuffer> = CRec.encode(crec);
+const crecBack: CRec = CRec.decode(crecBytes);
+// @ts-expect-error: a string where the contract has a uint32
+CRec.encode({ ...crec, id: 'one' });
+// @ts-expect-error: tags is string[]
+const ctags: number[] = crecBack.tags;
+void ctags;
+// @ts-expect-error: not a type of the vocabulary
+contract({ a: 'int33' });
+const CNum = contract({ big: 'uint64' }, { keys: 'index', int64: 'number' });
+const cbn: number = CNum.decode(new Uint8Array()).big;
+void cbn;
+const CList = CRec.array();
+const clist: CRec[] = CList.decode(CList.encode([crec]));
+void clist;
+const cIsContract: boolean = CRec instanceof Contract;
+void cIsContract;
+
+const spc = await createScratchpack();
+const crec2: CRec = spc.decode(spc.encode(crec, { contract: CRec }), { contract: CRec });
+void crec2;
+spc.encodeInto(crec, new Uint8Array(100), 0, { contract: CRec });
+spc.encodeInto(crec, new Uint8Array(100), { contract: CRec });
+spc.encodeView(crec, { contract: CRec }).release();
+await spc.encodeAsync(crec, { contract: CRec });
+const crec3: CRec = decode(crecBytes, { contract: CRec, maxDepth: 10 });
+void crec3;
+for (const r of decodeMultiple(crecBytes, { contract: CRec })) { const n: string = r.name; void n; }
+for await (const r of decodeStream([crecBytes], { contract: CRec })) { const n: string = r.name; void n; }
+// @ts-expect-error: the value is not the contract's
+spc.encode({ id: 1 }, { contract: CRec });
+const cfile = contract({ contracts: { P: { keys: 'index', fields: { x: 'int32' } } } });
+const cP: Contract<unknown> | undefined = cfile['P'];
+void cP;
