@@ -1,15 +1,22 @@
 #!/usr/bin/env node
-// cli.js -- the `scratchpack` command: `scratchpack inspect [file] [--json]`.
+// cli.js -- the `scratchpack` command: `scratchpack inspect [file] [--json]`,
+// `scratchpack gen-c contracts.json [-o file.h]`.
 // Owns: the arguments, reading the file or stdin, where the lines go and
 // the exit code. Must not touch: reading MessagePack (inspect.js walks it
 // with the decoder) -- and it never loads the WebAssembly module.
 
-import { readFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { ScratchpackError } from './errors.js';
 import { formatToken, headerLine, inspect, jsonValue, offsetWidth } from './inspect.js';
 
 const usage = `Usage: scratchpack inspect [file] [--json] [--sequence]
+       scratchpack gen-c contracts.json [-o file.h] [--guard NAME]
        scratchpack --help
+
+gen-c     Writes the C declarations of a contract file (the JSON that JS's
+          contract() loads): a struct and an sp_schema per contract, whose
+          bytes are the JS contract's (docs/contracts.md). To stdout, or
+          to the file after -o. Exit 1 when a contract has no C form.
 
 inspect   Prints each MessagePack token of file (stdin when there is no file
           or it is -): its byte offset and bytes in hex, its format, length
@@ -93,6 +100,37 @@ async function inspectCommand(args) {
   return 0;
 }
 
+async function genC(args) {
+  let file = null, outFile = null, guard;
+  for (let i = 0; i < args.length; i++) {
+    if (args[i] === '-o') outFile = args[++i] ?? null;
+    else if (args[i] === '--guard') guard = args[++i];
+    else if (args[i].startsWith('-')) return fail(`unknown option ${args[i]}`);
+    else if (file !== null) return fail(`one contract file at most (got ${file} and ${args[i]})`);
+    else file = args[i];
+  }
+  if (file === null) return fail('gen-c needs a contract file');
+  let doc;
+  try {
+    doc = JSON.parse(await readFile(file, 'utf8'));
+  } catch (e) {
+    process.stderr.write(`scratchpack: cannot read ${file}: ${e.message}\n`);
+    return 2;
+  }
+  const { generateC } = await import('./contract-c.js');
+  let text;
+  try {
+    text = generateC(doc, guard === undefined ? {} : { guard });
+  } catch (e) {
+    if (!(e instanceof ScratchpackError)) throw e;
+    process.stderr.write(`scratchpack gen-c: ${e.code}: ${e.message}\n`);
+    return 1;
+  }
+  if (outFile === null) process.stdout.write(text);
+  else await writeFile(outFile, text);
+  return 0;
+}
+
 function fail(why) {
   process.stderr.write(`scratchpack: ${why}\n\n${usage}`);
   return 2;
@@ -107,6 +145,10 @@ async function main(argv) {
   if (command === 'inspect') {
     if (rest.includes('--help') || rest.includes('-h')) { process.stdout.write(usage); return 0; }
     return inspectCommand(rest);
+  }
+  if (command === 'gen-c') {
+    if (rest.includes('--help') || rest.includes('-h')) { process.stdout.write(usage); return 0; }
+    return genC(rest);
   }
   return fail(command === undefined ? 'no command' : `unknown command ${command}`);
 }

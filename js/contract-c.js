@@ -1,0 +1,152 @@
+// contract-c.js -- C declarations from a contract file: `scratchpack gen-c contracts.json`.
+// Owns: which contract types have a C form (and the refusal of those that
+// have none), the C member types and sp_field entries they become
+// (src/include/sp_schema.h), the order structs are declared in, and the
+// text of the generated header. Must not touch: the vocabulary (contract.js
+// loads and checks the file first) or formats (C's schema code writes the
+// same bytes as the JS contract: the C tests compare them).
+//
+// The header is single-file style: declarations always; the sp_field
+// tables and the sp_schema definitions where SP_CONTRACTS_IMPLEMENTATION is
+// defined before it is included (in one C file), so no unused statics.
+
+import { ScratchpackError, codes } from './errors.js';
+import { loadContracts } from './contract.js';
+
+const C_TYPES = {
+  bool: ['bool', 'SP_F_BOOL'], int8: ['int8_t', 'SP_F_I8'], uint8: ['uint8_t', 'SP_F_U8'],
+  int16: ['int16_t', 'SP_F_I16'], uint16: ['uint16_t', 'SP_F_U16'], int32: ['int32_t', 'SP_F_I32'],
+  uint32: ['uint32_t', 'SP_F_U32'], int64: ['int64_t', 'SP_F_I64'], uint64: ['uint64_t', 'SP_F_U64'],
+  float32: ['float', 'SP_F_FLOAT'], float64: ['double', 'SP_F_DOUBLE'], string: ['sp_str_field', 'SP_F_STR'],
+  bin: ['sp_bin_field', 'SP_F_BIN'], timestamp: ['sp_ts_field', 'SP_F_TIMESTAMP'],
+};
+const TYPED_ELEMENT = {
+  'int8[]': 'int8', 'uint8[]': 'uint8', 'int16[]': 'int16', 'uint16[]': 'uint16', 'int32[]': 'int32',
+  'uint32[]': 'uint32', 'int64[]': 'int64', 'uint64[]': 'uint64', 'float32[]': 'float32', 'float64[]': 'float64',
+};
+const C_KEYWORDS = new Set(('auto break case char const continue default do double else enum extern float for goto if ' +
+  'inline int long register restrict return short signed sizeof static struct switch typedef union unsigned void ' +
+  'volatile while bool true false _Bool _Atomic _Alignas _Alignof _Complex _Generic _Imaginary _Noreturn ' +
+  '_Static_assert _Thread_local').split(' '));
+
+const bad = (what) => new ScratchpackError(codes.INVALID_ARGUMENT, what);
+
+function cName(s, what) {
+  if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(s) || C_KEYWORDS.has(s))
+    throw bad(`${what} '${s}' is not a C identifier: rename it for gen-c`);
+  return s;
+}
+
+// { ctype, ftype, schema, array } of a field's type, or a refusal naming the field.
+function cField(t, where) {
+  const no = (why) => bad(`${where}: ${why} has no C form (sp_schema.h); gen-c takes bool, integers, floats, ` +
+    'string, bin, timestamp, contracts, arrays of those and typed arrays');
+  if (t.kind === 'array') {
+    if (t.nullable) throw no(`a nullable array (${t.type})`);
+    const e = t.elem;
+    if (e.kind === 'array' || e.kind === 'typed') throw no(`an array of arrays (${t.type})`);
+    const one = cField(e, where);
+    return { ctype: 'sp_array_field', ftype: one.ftype, schema: one.schema, array: true, of: one.ctype };
+  }
+  if (t.kind === 'typed') {
+    if (t.nullable) throw no(`a nullable array (${t.type})`);
+    const [of, ftype] = C_TYPES[TYPED_ELEMENT[t.type.replace(/\?$/, '')]];
+    return { ctype: 'sp_array_field', ftype, schema: null, array: true, of };
+  }
+  if (t.kind === 'contract') {
+    if (t.nullable) throw no(`a nullable contract (${t.type})`);
+    return { ctype: t.contract.name, ftype: 'SP_F_STRUCT', schema: t.contract.name, array: false };
+  }
+  const base = t.type.replace(/\?$/, '');
+  if (t.nullable && t.kind !== 'str' && t.kind !== 'bin') throw no(`a nullable ${base}`);
+  const m = C_TYPES[base];
+  if (m === undefined) throw no(`type ${t.type}`);
+  return { ctype: m[0], ftype: m[1], schema: null, array: false };
+}
+
+// A C string literal of s's UTF-8 (octal escapes for anything but printable ASCII).
+function cString(s) {
+  let out = '"';
+  for (const b of new TextEncoder().encode(s)) {
+    if (b >= 0x20 && b < 0x7f && b !== 0x22 && b !== 0x5c && b !== 0x3f) out += String.fromCharCode(b);
+    else out += `\\${b.toString(8).padStart(3, '0')}`;
+  }
+  return `${out}"`;
+}
+
+/**
+ * The C header for a contract file (the parsed JSON). options.guard: the
+ * include guard (default SP_CONTRACTS_H). Throws INVALID_ARGUMENT naming the
+ * contract and field that C cannot hold.
+ */
+export function generateC(doc, options = {}) {
+  const contracts = loadContracts(doc);
+  const guard = cName(options.guard ?? 'SP_CONTRACTS_H', 'guard');
+  const list = Object.values(contracts);
+  const info = new Map();
+  for (const c of list) {
+    cName(c.name, 'contract name');
+    const fields = c.fields.map((f) => {
+      const where = `contract ${c.name}, field ${f.name}`;
+      cName(f.name, `${where}: the member name`);
+      if (c.keys === 'name' && new TextEncoder().encode(f.key).length > 256) throw bad(`${where}: keys are at most 256 bytes in C`);
+      return { f, ...cField(f.type, where) };
+    });
+    info.set(c, fields);
+  }
+  // Structs held by value come first; a cycle of them cannot be a C struct.
+  const order = [], state = new Map();
+  const visit = (c, path) => {
+    if (state.get(c) === 2) return;
+    if (state.get(c) === 1) throw bad(`contracts ${[...path, c.name].join(' -> ')} contain each other by value: C cannot (use an array)`);
+    state.set(c, 1);
+    for (const x of info.get(c)) if (!x.array && x.schema !== null) visit(contracts[x.schema], [...path, c.name]);
+    state.set(c, 2);
+    order.push(c);
+  };
+  for (const c of list) visit(c, []);
+
+  const out = [];
+  out.push(`/* Generated by \`scratchpack gen-c\` from a contract file: do not edit (generate it again).
+** Each contract is a struct and an sp_schema (src/include/sp_schema.h) that
+** writes the same bytes as the JS contract() of the same file.
+** In one C file: #define SP_CONTRACTS_IMPLEMENTATION before including it. */
+#ifndef ${guard}
+#define ${guard}
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "scratchpack.h"
+`);
+  for (const c of order) {
+    out.push(`/* ${c.name}: keys '${c.keys}' (${c.keys === 'index' ? `an array of ${c.slots}${c.slots > c.fields.length ? ', nil in the gaps' : ''}` : 'a map'}). */`);
+    out.push(`typedef struct ${c.name} {`);
+    for (const x of info.get(c)) {
+      const note = x.array ? `  /* ${x.of} elements */` : '';
+      out.push(`  ${x.ctype} ${x.f.name};${note}`);
+    }
+    out.push(`} ${c.name};`);
+    out.push(`extern sp_schema ${c.name}_schema;\n`);
+  }
+  out.push('#ifdef SP_CONTRACTS_IMPLEMENTATION');
+  for (const c of order) {
+    out.push(`static const sp_field ${c.name}_fields[] = {`);
+    for (const x of info.get(c)) {
+      const more = [];
+      if (x.schema !== null) more.push(`.schema = &${x.schema}_schema`);
+      if (x.array) more.push('.flags = SP_FIELD_ARRAY');
+      const tail = more.length ? `, ${more.join(', ')}` : '';
+      const f = x.f;
+      if (c.keys === 'index') out.push(`  SP_MEMBER_KEY(${f.key}, ${c.name}, ${f.name}, ${x.ftype}${tail}),`);
+      else if (f.key === f.name) out.push(`  SP_MEMBER(${c.name}, ${f.name}, ${x.ftype}${tail}),`);
+      else out.push(`  { .name = ${cString(f.key)}, .offset = offsetof(${c.name}, ${f.name}), .type = ${x.ftype}${tail} },`);
+    }
+    out.push('};');
+    out.push(`sp_schema ${c.name}_schema = SP_SCHEMA(${c.name}, ${c.name}_fields, 0);\n`);
+  }
+  out.push('#endif /* SP_CONTRACTS_IMPLEMENTATION */');
+  out.push(`#endif /* ${guard} */\n`);
+  return out.join('\n');
+}

@@ -1,0 +1,58 @@
+// gen-c: C declarations from a contract file (js/contract-c.js and the CLI).
+// The generated header compiling and giving JS's bytes is tests/c/contract_gen.c;
+// here: what it declares, and the refusal of every type C cannot hold.
+import assert from 'node:assert/strict';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'node:test';
+
+import { generateC } from '../../js/contract-c.js';
+
+const root = new URL('../../', import.meta.url);
+const file = new URL('tests/c/contracts.json', root);
+const doc = JSON.parse(readFileSync(file, 'utf8'));
+const one = (fields, keys = 'index') => ({ contracts: { T: { keys, fields } } });
+
+test('the header declares each contract as a struct and its sp_field table', () => {
+  const h = generateC(doc);
+  assert.match(h, /typedef struct Order \{\n {2}uint32_t id;\n {2}sp_str_field name;/);
+  assert.match(h, /SP_MEMBER_KEY\(17, Order, later, SP_F_U16\),/);
+  assert.match(h, /SP_MEMBER_KEY\(7, Order, items, SP_F_STRUCT, \.schema = &Item_schema, \.flags = SP_FIELD_ARRAY\),/);
+  assert.match(h, /\{ \.name = "Sku", \.offset = offsetof\(Item, sku\), \.type = SP_F_STR \},/);
+  assert.ok(h.indexOf('typedef struct Point') < h.indexOf('typedef struct Order'), 'a struct held by value comes first');
+  assert.match(generateC(one({ k: { type: 'int8', key: 'a"\\?\u00e9' } }, 'name')), /\.name = "a\\042\\134\\077\\303\\251"/);
+});
+
+test('types without a C form are refused, naming the contract and field', () => {
+  const refuses = (fields, re, keys) => assert.throws(() => generateC(one(fields, keys)),
+    (e) => e.code === 'INVALID_ARGUMENT' && re.test(e.message), String(JSON.stringify(fields)));
+  refuses({ a: 'any' }, /contract T, field a: type any has no C form/);
+  refuses({ a: { map: ['string', 'int8'] } }, /field a: type \{map/);
+  refuses({ a: 'int32?' }, /field a: a nullable int32 has no C form/);
+  refuses({ a: [['int8']] }, /an array of arrays/);
+  refuses({ a: { type: ['int8'], nullable: true } }, /a nullable array/);
+  refuses({ int: 'int8' }, /'int' is not a C identifier/);
+  assert.throws(() => generateC({ contracts: { A: { fields: { b: 'B' } }, B: { fields: { a: 'A' } } } }),
+    /contain each other by value/);
+  assert.doesNotThrow(() => generateC({ contracts: { N: { fields: { kids: ['N'], v: 'string?' } } } }));
+});
+
+test('npx scratchpack gen-c writes the header; bad input exits 1 with the reason', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'sp-genc-'));
+  try {
+    const cli = new URL('js/cli.js', root).pathname;
+    const out = join(dir, 'c.h');
+    execFileSync(process.execPath, [cli, 'gen-c', file.pathname, '-o', out, '--guard', 'MY_H']);
+    assert.match(readFileSync(out, 'utf8'), /#ifndef MY_H\n#define MY_H/);
+    assert.equal(execFileSync(process.execPath, [cli, 'gen-c', file.pathname]).toString(), generateC(doc));
+    writeFileSync(join(dir, 'bad.json'), JSON.stringify(one({ a: 'any' })));
+    const r = spawnSync(process.execPath, [cli, 'gen-c', join(dir, 'bad.json')]);
+    assert.equal(r.status, 1);
+    assert.match(r.stderr.toString(), /INVALID_ARGUMENT: contract T, field a/);
+    assert.equal(spawnSync(process.execPath, [cli, 'gen-c']).status, 2);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
