@@ -160,24 +160,39 @@ export class ListContract {
     this._byBase = new WeakMap();
     this._sinks = [];
     this.compiled = of.compiled;
-    const what = `an array of ${of.name}`;
+    const what = `an array of ${of.name}`, each = `a ${of.name} object`;
+    // (v, depth): v at level depth (checked); its elements one level down.
+    this._enc = (v, depth) => {
+      if (!Array.isArray(v)) throw runtime.type(what, v);
+      const n = v.length;
+      W.array(n);
+      let i = 0;
+      try {
+        for (; i < n; i++) {
+          const x = v[i];
+          if (typeof x !== 'object' || x === null) throw runtime.type(each, x);
+          W.deeper(depth + 1);
+          of._enc(x, depth + 1);
+        }
+      } catch (e) {
+        throw runtime.index(e, i);
+      }
+    };
+    this._dec = (depth) => {
+      const n = D.array(depth, what);
+      const a = new Array(n);
+      let i = 0;
+      try {
+        for (; i < n; i++) a[i] = of._dec(depth + 1);
+      } catch (e) {
+        throw runtime.dindex(e, i);
+      }
+      return a;
+    };
     this._encTop = (v) => {
       try {
-        if (!Array.isArray(v)) throw runtime.type(what, v);
         W.deeper(1);
-        const n = v.length;
-        W.array(n);
-        let i = 0;
-        try {
-          for (; i < n; i++) {
-            const x = v[i];
-            if (typeof x !== 'object' || x === null) throw runtime.type(`a ${of.name} object`, x);
-            W.deeper(2);
-            of._enc(x, 2);
-          }
-        } catch (e) {
-          throw runtime.index(e, i);
-        }
+        this._enc(v, 1);
       } catch (e) {
         if (e instanceof EncodeFailure) e.root = '$';
         throw e;
@@ -185,22 +200,14 @@ export class ListContract {
     };
     this._top = (depth) => {
       try {
-        const n = D.array(depth, what);
-        const a = new Array(n);
-        let i = 0;
-        try {
-          for (; i < n; i++) a[i] = of._dec(depth + 1);
-        } catch (e) {
-          throw runtime.dindex(e, i);
-        }
-        return a;
+        return this._dec(depth);
       } catch (e) {
         throw finishDecodeError(e);
       }
     };
   }
 }
-for (const k of ['encode', 'decode', '_options']) ListContract.prototype[k] = Contract.prototype[k];
+for (const k of ['encode', 'decode', '_options', 'array']) ListContract.prototype[k] = Contract.prototype[k];
 
 /**
  * contract(fields, options): a contract. contract(doc, options), doc a

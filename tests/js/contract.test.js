@@ -284,3 +284,12 @@ for (const compile of [true, false]) {
     });
   });
 }
+
+test('array(): a contract of T[], nested too, with paths through the elements', () => {
+  const P = contract({ x: 'int8' }, { keys: 'index' });
+  const L = P.array(), LL = L.array();
+  assert.equal(P.array(), L);
+  assert.deepEqual(LL.decode(LL.encode([[{ x: 1 }], [], [{ x: 2 }, { x: 3 }]])), [[{ x: 1 }], [], [{ x: 2 }, { x: 3 }]]);
+  fail(() => LL.encode([[{ x: 1 }], [{ x: 'no' }]]), 'TYPE', '$[1][0].x');
+  fail(() => LL.decode(LL.encode([[{ x: 1 }]]).map((b) => (b === 1 ? 0xc3 : b))), 'TYPE', '$[0][0].x');
+});
