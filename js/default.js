@@ -53,22 +53,22 @@ export function ready() {
 }
 
 /** Encodes value into a new Uint8Array of exactly its size (Scratchpack#encode). */
-export function encode(value) {
-  return shared().encode(value);
+export function encode(value, options) {
+  return shared().encode(value, options);
 }
 
 /** Encodes value into target from offset; returns the bytes written (Scratchpack#encodeInto). */
-export function encodeInto(value, target, offset = 0) {
-  return shared().encodeInto(value, target, offset);
+export function encodeInto(value, target, offset = 0, options = undefined) {
+  return shared().encodeInto(value, target, offset, options);
 }
 
 /** Encodes value and returns a lease on its bytes in linear memory (Scratchpack#encodeView). */
-export function encodeView(value) {
-  return shared().encodeView(value);
+export function encodeView(value, options) {
+  return shared().encodeView(value, options);
 }
 
 /** Encodes value to a writable while it walks it (Scratchpack#encodeToStream); waits for ready(). */
-export async function encodeToStream(value, writable) {
+export async function encodeToStream(value, writable, options) {
   if (now() === null) await ready();
-  return instance.encodeToStream(value, writable);
+  return instance.encodeToStream(value, writable, options);
 }

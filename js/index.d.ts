@@ -555,6 +555,7 @@ export declare function createScratchpack(options?: ScratchpackOptions): Promise
  * decode(encode({ hello: 'world' }));   // { hello: 'world' }
  */
 export declare function encode<T>(value: EncodableValue<T>): Uint8Array<ArrayBuffer>;
+export declare function encode<T>(value: T, options: ContractOption<T>): Uint8Array<ArrayBuffer>;
 
 /**
  * {@link Scratchpack.encodeInto} on the default instance (see {@link encode}):
@@ -563,12 +564,15 @@ export declare function encode<T>(value: EncodableValue<T>): Uint8Array<ArrayBuf
  * const n = encodeInto(value, buf, 4);   // buf[4 .. 4 + n)
  */
 export declare function encodeInto<T>(value: EncodableValue<T>, target: Uint8Array<ArrayBufferLike>, offset?: number): number;
+export declare function encodeInto<T>(value: T, target: Uint8Array<ArrayBufferLike>, offset: number, options: ContractOption<T>): number;
+export declare function encodeInto<T>(value: T, target: Uint8Array<ArrayBufferLike>, options: ContractOption<T>): number;
 
 /**
  * {@link Scratchpack.encodeView} on the default instance (see {@link encode}):
  * a lease on the message in linear memory.
  */
 export declare function encodeView<T>(value: EncodableValue<T>): Lease;
+export declare function encodeView<T>(value: T, options: ContractOption<T>): Lease;
 
 /**
  * {@link Scratchpack.encodeToStream} on the default instance; waits for
@@ -576,6 +580,8 @@ export declare function encodeView<T>(value: EncodableValue<T>): Lease;
  */
 export declare function encodeToStream<T>(value: EncodableValue<T>,
   writable: NodeWritableLike | WritableStreamLike): Promise<number>;
+export declare function encodeToStream<T>(value: T, writable: NodeWritableLike | WritableStreamLike,
+  options: ContractOption<T>): Promise<number>;
 
 /**
  * Resolves once the module-level encodes can run: at once under Node; in a

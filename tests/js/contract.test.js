@@ -8,7 +8,7 @@ import { Writable } from 'node:stream';
 import { after, before, describe, test } from 'node:test';
 import { unpack } from 'msgpackr';
 
-import { contract, createScratchpack, decode, decodeMultiple, decodeStream } from '../../js/index.js';
+import { contract, createScratchpack, decode, decodeMultiple, decodeStream, encode, encodeInto } from '../../js/index.js';
 import { rng } from './helpers.js';
 
 const hex = (b) => Array.from(b, (x) => x.toString(16).padStart(2, '0')).join(' ');
@@ -194,6 +194,8 @@ for (const compile of [true, false]) {
       const v = { id: 9, name: 'nine', score: 9.5, tags: ['x', 'y'] };
       const want = R.encode(v);
       assert.deepEqual(sp.encode(v, { contract: R }), want);
+      assert.deepEqual(encode(v, { contract: R }), want);                       // the module-level entries
+      assert.equal(encodeInto(v, new Uint8Array(100), 0, { contract: R }), want.length);
       const target = new Uint8Array(100);
       const n = sp.encodeInto(v, target, 3, { contract: R });
       assert.deepEqual(target.subarray(3, 3 + n), want);

@@ -370,6 +370,10 @@ spc.encodeInto(crec, new Uint8Array(100), { contract: CRec });
 spc.encodeView(crec, { contract: CRec }).release();
 await spc.encodeAsync(crec, { contract: CRec });
 const crec3: CRec = decode(crecBytes, { contract: CRec, maxDepth: 10 });
+const crecTop: Uint8Array<ArrayBuffer> = encode(crec, { contract: CRec });
+encodeInto(crec, new Uint8Array(100), { contract: CRec });
+encodeView(crec, { contract: CRec }).release();
+void crecTop;
 void crec3;
 for (const r of decodeMultiple(crecBytes, { contract: CRec })) { const n: string = r.name; void n; }
 for await (const r of decodeStream([crecBytes], { contract: CRec })) { const n: string = r.name; void n; }
