@@ -76,7 +76,7 @@ class Gen {
     void R;
     return `function enc(v, depth) {
   if (typeof v !== 'object' || v === null) throw R.type(${this.k(`a ${c.name} object`)}, v);
-  W.raw(${this.k(headerToken(order.length, c.keys === 'name'))});
+  ${this.header(headerToken(order.length, c.keys === 'name'))}
   let f = null, x;
   try {
 ${lines.map((l) => `    ${l}`).join('\n')}
@@ -84,6 +84,11 @@ ${lines.map((l) => `    ${l}`).join('\n')}
     throw R.field(e, f);
   }
 }`;
+  }
+
+  // The struct's header: one byte (a fixarray or fixmap) written as such, else its token.
+  header(token) {
+    return token.length === 1 ? `W.byte(${token[0]});` : `W.raw(${this.k(token)});`;
   }
 
   // Statements that write the value in variable x as type n (d: the enclosing level).

@@ -166,12 +166,12 @@ export class ListContract {
       if (!Array.isArray(v)) throw runtime.type(what, v);
       const n = v.length;
       W.array(n);
+      if (n > 0) W.deeper(depth + 1);         // the same level for every element: checked once
       let i = 0;
       try {
         for (; i < n; i++) {
           const x = v[i];
           if (typeof x !== 'object' || x === null) throw runtime.type(each, x);
-          W.deeper(depth + 1);
           of._enc(x, depth + 1);
         }
       } catch (e) {

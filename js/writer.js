@@ -577,6 +577,10 @@ export const W = Object.freeze({
   array(n) { writeHeader(n, 0x90, 0xdc); },
   map(n) { writeHeader(n, 0x80, 0xde); },
   raw: writeRaw,                            // a pre-encoded map key
+  byte(b) {                                 // a one-byte token (a fix header)
+    if (pos >= end) more(1);
+    u8[pos++] = b;
+  },
   deeper(depth) {
     if (depth > maxDepth) throw new EncodeFailure(codes.DEPTH_LIMIT, `nesting deeper than ${maxDepth} levels`);
   },
