@@ -27,8 +27,8 @@ export const decodeDefaults = Object.freeze({
   extensions: null,       // the user's ext types (ext.js): decoded by their decode()
   decompress: true,       // detect Lz4Block / Lz4BlockArray at the top (decompress.js)
   maxDecompressedLength: 64 * 1024 * 1024,   // plain bytes of a compressed message, checked first
-  contract: null,         // a contract (contract.js): the message is read as one of its values
 });
+// (and `contract`, no default: a contract (contract.js) the message is read as a value of)
 
 const int64Modes = ['auto', 'bigint', 'number', 'string'];
 const mapModes = ['auto', 'object', 'map'];
@@ -41,7 +41,7 @@ export function decodeOptions(o, base = decodeDefaults) {
   const r = { ...base, ...o };
   const bad = (what) => new ScratchpackError(codes.INVALID_ARGUMENT, what);
   for (const k of Object.keys(o))             // a misspelt name is an error, not a default
-    if (!(k in decodeDefaults) && k !== 'bulkRead' && k !== 'inflate')   // (hooks an instance adds)
+    if (!(k in decodeDefaults) && k !== 'bulkRead' && k !== 'inflate' && k !== 'contract')   // (hooks an instance adds; contract.js)
       throw bad(`unknown decode option '${k}'; known: ${Object.keys(decodeDefaults).join(', ')}`);
   if (!int64Modes.includes(r.int64)) throw bad(`int64 must be one of ${int64Modes.join(', ')}`);
   if (!mapModes.includes(r.maps)) throw bad(`maps must be one of ${mapModes.join(', ')}`);
@@ -53,6 +53,7 @@ export function decodeOptions(o, base = decodeDefaults) {
     'maxDecompressedLength'])
     if (!Number.isInteger(r[k]) || r[k] < 0) throw bad(`${k} must be a non-negative integer`);
   r.extensions = extensionTable(r.extensions);
+  if (r.contract === undefined) r.contract = null;
   if (r.contract !== null && (typeof r.contract !== 'object' || typeof r.contract._top !== 'function'))
     throw bad('contract must be a contract made by contract()');
   return Object.freeze(r);
@@ -70,7 +71,7 @@ export function decodeValue(bytes, options) {
   // User code (an extension's decode) saves the state around itself (userExt).
   src = asBytes(bytes); pos = 0; len = src.length; dv = null; opt = options;
   try {
-    const v = options.contract === null ? read(0) : options.contract._top(0);
+    const v = options.contract == null ? read(0) : options.contract._top(0);   // (undefined: decodeDefaults)
     if (pos !== len) throw decodeError(codes.TRAILING_BYTES, pos, `${len - pos} bytes left after the value`);
     return v;
   } catch (e) {
@@ -92,7 +93,7 @@ export let decodeEnd = 0;
 export function decodeFrom(bytes, at, options) {
   src = bytes; pos = at; len = src.length; dv = null; opt = options;
   try {
-    const v = options.contract === null ? read(0) : options.contract._top(0);
+    const v = options.contract == null ? read(0) : options.contract._top(0);   // (undefined: decodeDefaults)
     decodeEnd = pos;
     return v;
   } catch (e) {
