@@ -49,7 +49,10 @@ typedef v128_t vec;
 ** than on Node 20, where the constants sat in xmm registers. A constant that
 ** went through memory is a value V8 cannot rebuild, so HOLD stores each
 ** one and loads it back (volatile: the compiler may not fold it), once per
-** call, and the loops read registers. */
+** call, and the loops read registers. Holding only the range constants and
+** leaving the shuffle constants known was slower on Node 24 (two rebuilt
+** per group); holding them too costs Node 20 a saturating add before each
+** shuffle (V8 11 proves a swizzle index in range only for a constant). */
 #define HOLD(v) do { volatile vec held_ = (v); (v) = held_; } while (0)
 
 static inline vec vload(const int32_t *p) { return wasm_v128_load(p); }
