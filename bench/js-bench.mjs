@@ -7,6 +7,7 @@
 // (lz4.js) and sp.decode() (C's decompressor for blocks of 4 KiB and more).
 //
 //   npm run bench:js                  (node bench/js-bench.mjs [roundMs] [rounds])
+//   npm run bench:js -- --node 24     (or SP_NODE=24: on the pinned Node 24; 22, or a path)
 //   BENCH_ONLY=a.,e.big node bench/js-bench.mjs  (only workloads whose names start so)
 //
 // Every job runs in batches of about roundMs (default 100 ms); rounds go
@@ -18,6 +19,7 @@
 // addon msgpackr-extract when npm installed it (an optional dependency;
 // MSGPACKR_NATIVE_ACCELERATION_DISABLED=true turns it off); the first line
 // says which.
+import { nodeLine } from './node-select.mjs';   // first: may rerun this script on another Node
 import { Decoder, Encoder } from '@msgpack/msgpack';
 import { Packr, RESET_BUFFER_MODE, isNativeAccelerationEnabled, pack, unpack } from 'msgpackr';
 
@@ -147,7 +149,7 @@ const best = (jobs, pred) => jobs.filter(pred).reduce((a, b) => (b.median > a.me
 // ---- run -----------------------------------------------------------------------
 const summary = [];
 console.log(`scratchpack JS bench: ${ROUNDS} rounds of ~${ROUND_MS} ms per job after ${WARMUP} warm-up rounds, ` +
-  `node ${process.version}, kernel ${sp.stats().kernel}, ` +
+  `${nodeLine}, kernel ${sp.stats().kernel}, ` +
   `msgpackr ${isNativeAccelerationEnabled ? 'with' : 'without'} its native addon (msgpackr-extract)\n`);
 const only = process.env.BENCH_ONLY;
 for (const w of workloads().filter((x) => !only || only.split(',').some((o) => x.name.startsWith(o)))) {

@@ -3,11 +3,13 @@
 // run), and what the WASM heap holds before, after and after trim().
 //
 //   npm run bench:memory              (node bench/js-memory.mjs [rounds], both builds)
+//   npm run bench:memory -- --node 24 (or SP_NODE=24: on the pinned Node 24; 22, or a path)
 //
 // Workloads: a 200 MiB Uint8Array, a 150 MiB ASCII string, 3,000,000 small
 // objects, a 256 MiB Float64Array. Figures are medians of `rounds` runs
 // (default 3) after one warm-up run; heap figures come from stats().heap
 // (malloc's bytes in use; size is linear memory, which never shrinks).
+import { nodeLine } from './node-select.mjs';   // first: may rerun this script on another Node
 import { Decoder, Encoder } from '@msgpack/msgpack';
 import { Packr, unpack } from 'msgpackr';
 
@@ -46,6 +48,8 @@ const encoder = new Encoder();
 const decoder = new Decoder();
 const fmt = (ms) => `${ms.toFixed(0).padStart(6)} ms`;
 const mib = (n) => `${(n / MiB).toFixed(1)} MiB`;
+
+console.log(`scratchpack JS memory bench on ${nodeLine}, medians of ${ROUNDS} runs`);
 
 for (const wasm of ['threads', 'single']) {
   const sp = await createScratchpack({ wasm });

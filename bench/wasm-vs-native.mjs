@@ -13,6 +13,7 @@
 // runs' medians; ratio = the build's time / native's (1.00: as fast as
 // native; above: slower), by bests and by medians. On a shared machine the
 // bests are the steadier figure (other jobs only ever add time).
+import { nodeLine } from './node-select.mjs';   // first: may rerun this script on another Node
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -86,6 +87,7 @@ const best = (runs) => Math.min(...runs.map((t) => t[1]));
 const med = (runs) => median(runs.map((t) => t[0]));
 console.log(`WASM vs native, ${rounds} interleaved rounds x ${samples} samples of ~${sampleMs} ms; ` +
   'ns/op: best sample; ratio = WASM / native, by bests (by medians of the runs in brackets)');
+console.log(`WASM builds on ${nodeLine}`);
 console.log(`int32 kernels: ${builds.map((b, i) => `${b.name} ${kernels[i]}`).join(', ')}`);
 const head = ['case', 'native', ...builds.slice(1).flatMap((b) => [b.name, 'ratio']), 'target'];
 const widths = [24, 9, 9, 14, 9, 14, 9, 14, 7];

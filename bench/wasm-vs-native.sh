@@ -8,7 +8,8 @@
 # interleaved and prints the ratios. Works from any directory.
 # Environment: SP_WASM_ROUNDS (default 7: process rounds, the order rotated
 # each round), SP_WASM_SAMPLES (default 3 samples per case and process),
-# SP_BENCH_SAMPLE_MS (default 20).
+# SP_BENCH_SAMPLE_MS (default 20). The Node that runs the WASM builds:
+# `npm run bench:wasm -- --node 24` (22, or a path) or SP_NODE=24.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -36,4 +37,4 @@ cmake --build build-wasm --target wasm_workloads-mt -j1 >/dev/null
 
 exec node bench/wasm-vs-native.mjs \
   build-bench/bench/bench_wasm_workloads build-wasi/wasm_workloads.wasm \
-  build-wasm/node/wasm_workloads-st.cjs build-wasm/node/wasm_workloads-mt.cjs
+  build-wasm/node/wasm_workloads-st.cjs build-wasm/node/wasm_workloads-mt.cjs "$@"

@@ -3,7 +3,8 @@
 # ASan+UBSan build and a TSan build, each running the whole ctest suite.
 # Then the TypeScript declarations (tsc over tests/types) and WebAssembly:
 # every C test built for wasm32-wasi (32-bit size_t, no threads) under
-# node:wasi, the Emscripten modules, the JS package's node:test suite, and
+# node:wasi, the Emscripten modules, the JS package's node:test suite (the
+# WASI and JS stages also on a pinned Node 24, tests/node.sh), and
 # the npm tarball packed from a clean clone, installed and run (tests/pack).
 # The later stages run even when one fails; the exit code says whether all passed.
 set -euo pipefail
@@ -44,8 +45,18 @@ echo "== WASM: Emscripten build"
 bash tests/build-wasm.sh || failed+=(wasm-build)
 echo "== WASM: pool stress with pthreads under Node (8 threads x 100,000)"
 timeout 600 node build-wasm/node/test_pool_stress.cjs || failed+=(wasm-pool-stress)
-echo "== JS: node --test tests/js"
-timeout 900 node --test --test-timeout=300000 tests/js/ || failed+=(js)
+bash tests/js.sh || failed+=(js)
+# The WASI and JS tests again on each pinned Node of SP_TEST_NODES (default
+# 24; "22 24" for both, "" for none), taken from the npm registry by tests/node.sh.
+for v in ${SP_TEST_NODES-24}; do
+  echo "== Node $v (pinned): WASI and JS tests"
+  if nv="$(bash tests/node.sh "$v")"; then
+    timeout 600 "$nv" --no-warnings tests/wasi/run.mjs || failed+=("wasi-node$v")
+    bash tests/js.sh "$nv" || failed+=("js-node$v")
+  else
+    failed+=("node$v")
+  fi
+done
 # MessagePack-CSharp 3.1.12 as a peer (tests/dotnet): skipped in one line without dotnet.
 timeout 900 bash tests/dotnet/run.sh || failed+=(dotnet)
 bash tests/pack/run.sh || failed+=(pack)

@@ -12,6 +12,6 @@ if [ ! -f dist/scratchpack.wasm ] || [ ! -f dist/scratchpack-st.wasm ] ||
   bash tests/build-wasm.sh
 fi
 echo "== page: model tests (node --test tests/web)"
-timeout 120 node --test --test-timeout=60000 tests/web/
+timeout 120 node --test --test-timeout=60000 tests/web/*.test.mjs
 echo "== browser: the page in chromium (screenshots in test-results/)"
-timeout 300 node --test --test-timeout=240000 --test-concurrency=1 tests/browser/
+timeout 300 node --test --test-timeout=240000 --test-concurrency=1 tests/browser/*.test.mjs
