@@ -26,10 +26,10 @@ function banner(text, kind = 'info') {
 async function boot() {
   const wide = matchMedia('(min-width: 900px)').matches;
   for (const id of ['intro', 'inputs-box', 'code-box']) $(id).open = wide;
-  let runner, threaded;
+  let runner, threaded, flows;
   try {
     runner = createRunner();
-    ({ threaded } = await runner.ready);
+    ({ threaded, flows } = await runner.ready);
   } catch (e) {
     banner(`The WebAssembly module did not load: ${e.message}. Build it with \`npm start\` (or bash tests/build-wasm.sh).`, 'error');
     $('why').textContent = 'Nothing to play without the module.';
@@ -42,7 +42,7 @@ async function boot() {
       + 'a run recorded from the pthread build. Open the page through `npm start` to run it live.');
   }
   const reducedMotion = matchMedia('(prefers-reduced-motion: reduce)').matches;
-  const player = createPlayer({ ui, runner, threaded, reducedMotion });
+  const player = createPlayer({ ui, runner, threaded, flows, reducedMotion });
   window.__player = player;
   await player.ready;
 }

@@ -5,7 +5,7 @@
 // reads what it is given: calling it twice with the same arguments gives the
 // same DOM. Every cell state has a colour, a glyph and a spoken name.
 
-import { CELL_NAMES, fmt, hex } from './model.js';
+import { CELL_NAMES, fmt, hex } from './view.js';
 
 /** How each state looks and is named (the legend reads this table too). */
 export const LOOK = {

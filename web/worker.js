@@ -5,17 +5,17 @@
 // all here). Owns: its side of the protocol with runner.js. A run asked
 // for while another runs waits, and only the newest one waiting is run.
 //   in:  { type: 'run', id, flowId, caseIndex, input }
-//   out: { type: 'ready', threaded } | { type: 'failed', message }
+//   out: { type: 'ready', threaded, flows: describe() } | { type: 'failed', message }
 //        { type: 'progress', id, text } | { type: 'model', id, model } | { type: 'error', id, message }
 
 import { loadFlows, recordedFanout } from './trace.js';
-import { buildModel, flowById } from './flows/index.js';
+import { buildModel, describe, flowById } from './flows/index.js';
 
 let runner = null, waiting = null, running = false;
 
 const loaded = loadFlows().then((r) => {
   runner = Object.assign(r, { recordedFanout: () => recordedFanout() });
-  postMessage({ type: 'ready', threaded: r.threaded });
+  postMessage({ type: 'ready', threaded: r.threaded, flows: describe() });
 }, (e) => postMessage({ type: 'failed', message: e.message }));
 
 self.onmessage = (ev) => {

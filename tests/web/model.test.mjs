@@ -7,10 +7,15 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
-import { CELL, apply, createMachine, createModel, dotnetArrayBytes, hex, layout, seek, snapshot, step } from '../../web/model.js';
-import { buildModel, flowById } from '../../web/flows/index.js';
+import { CELL, CELL_NAMES, apply, createMachine, createModel, dotnetArrayBytes, fmt, hex, layout, snapshot } from '../../web/model.js';
+import * as view from '../../web/view.js';
+
+const { seek, step } = view;
+import { buildModel, describe, flowById } from '../../web/flows/index.js';
 import { summary } from '../../web/flows/fanout.js';
-import { createClock, formatHash, keyAction, parseHash } from '../../web/player.js';
+import { createClock, formatHash, keyAction, parseHash, useFlows } from '../../web/player.js';
+
+useFlows(describe());
 
 const ev = (kind, o = {}) => ({ kind, depth: 1, buffer: null, flag: 0, index: 0, offset: 0, size: 0, addr: 0, ...o });
 const write = (buffer, offset, bytes, o = {}) => ev('WRITE', { buffer, offset, size: bytes.length, bytes: Uint8Array.from(bytes), ...o });
@@ -261,4 +266,13 @@ test('pausing bumps the clock\'s generation so a stale frame does nothing', () =
   clock.play(() => ticks++, 100);
   clock.flush();
   assert.equal(ticks, 2);
+});
+
+test('the page\'s copy of the formats and cell names (view.js) agrees with the worker\'s (model.js)', () => {
+  assert.deepEqual(view.CELL_NAMES, CELL_NAMES);
+  for (const n of [0, 7, 1234567, 65536.4]) assert.equal(view.fmt(n), fmt(n));
+  for (const b of [[], [0x93, 0xaa, 0x41], Array.from({ length: 30 }, (_, i) => i * 9)]) {
+    assert.equal(view.hex(b), hex(b));
+    assert.equal(view.hex(b, 2), hex(b, 2));
+  }
 });
