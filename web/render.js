@@ -16,10 +16,10 @@ export const LOOK = {
   rewritten: { glyph: '↻', name: 'written again over the nested call\'s leftovers' },
   copied: { glyph: '→', name: 'copied' },
   changed: { glyph: '', name: 'changed in this step (thick outline)' },
-  held: { glyph: '■', name: 'places holding 4 KiB arrays' },
-  place: { glyph: '', name: 'empty places' },
-  'slot-full': { glyph: '●', name: 'a thread\'s slot holding an array' },
-  'slot-empty': { glyph: '○', name: 'an empty slot' },
+  held: { glyph: '■', name: 'place holding a 4 KiB array' },
+  place: { glyph: '', name: 'empty place' },
+  'slot-full': { glyph: '●', name: 'thread slot with an array' },
+  'slot-empty': { glyph: '○', name: 'empty thread slot' },
 };
 
 function el(tag, attrs = {}, ...children) {

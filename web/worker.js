@@ -12,9 +12,13 @@ import { loadFlows, recordedFanout } from './trace.js';
 import { buildModel, describe, flowById } from './flows/index.js';
 
 let runner = null, waiting = null, running = false;
+// worker.js?recorded (the page's ?recorded parameter): the fan-out plays the
+// recorded run even where it could run live, so that what it shows does not
+// depend on this machine (the layout tests use it).
+const recordedOnly = new URL(self.location.href).searchParams.has('recorded');
 
 const loaded = loadFlows().then((r) => {
-  runner = Object.assign(r, { recordedFanout: () => recordedFanout() });
+  runner = Object.assign(r, { recordedFanout: () => recordedFanout(), recordedOnly });
   postMessage({ type: 'ready', threaded: r.threaded, flows: describe() });
 }, (e) => postMessage({ type: 'failed', message: e.message }));
 

@@ -58,9 +58,10 @@ export default {
   ],
 
   /** Runs the same workload on the three pools (or loads the recorded
-   *  run without threads); progress(text) tells how far it is. */
+   *  run without threads, or when the page was opened with ?recorded);
+   *  progress(text) tells how far it is. */
   async run(runner, caseIndex, input, progress = () => {}) {
-    if (!runner.threaded) return runner.recordedFanout();
+    if (!runner.threaded || runner.recordedOnly) return runner.recordedFanout();
     const consumers = Math.min(3, Math.max(1, Number(input.consumers) || 3));
     const config = { consumers, ...WORKLOAD, queue: WAVE };
     const runs = {};
@@ -79,7 +80,7 @@ export default {
     const view = (s) => poolView(config, s, pool);
     const consumers = Array.from({ length: config.consumers }, (_, i) => `connection thread ${i + 1}`);
     const frames = (who) => (who === 'producer' ? ['broadcaster thread'] : who === 'done'
-      ? ['broadcaster thread', ...consumers].map((t) => `${t}: done`) : consumers);
+      ? [`all done: the broadcaster and ${consumers.length} connection thread${consumers.length > 1 ? 's' : ''}`] : consumers);
     const cap = places(config, pool);
     const emit = (step) => walk.emit(step);
     emit({ line: L.BROADCASTER, frames: frames('producer'), pool: view(null), name: 'setup',
