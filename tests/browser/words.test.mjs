@@ -1,0 +1,48 @@
+// words.test.mjs -- the words a newcomer reads: the demo's 8-byte scratch is
+// said to be a shrunk one (the real one is 64 KiB); the overwrite tab is
+// named for the bug it shows and says scratchpack prevents it; the intro
+// glosses to_array and "sequence" and names the posts in words, not only by
+// file number.
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { openPage, startBrowser, startServer } from './harness.mjs';
+
+let server, browser;
+before(async () => {
+  server = await startServer();
+  browser = await startBrowser();
+});
+after(async () => {
+  await browser?.stop();
+  server?.stop();
+});
+
+test('the 8-byte demo scratch is explained against the real 64 KiB one', async () => {
+  const page = await openPage(browser.ctx, `${server.url}?recorded#flow=writer&case=fits&scratch=8&step=1`);
+  const why = await page.textContent('#why');
+  assert.match(why, /8-byte scratch/);
+  assert.match(why, /shrinks the scratch.*overflow happens on screen.*real one is 64 KiB/);
+  await page.close();
+  const real = await openPage(browser.ctx, `${server.url}?recorded#flow=writer&case=fits&scratch=65536&step=1`);
+  assert.doesNotMatch(await real.textContent('#why'), /shrinks/);
+  await real.close();
+});
+
+test('the overwrite tab is named for its bug and says scratchpack prevents it', async () => {
+  const page = await openPage(browser.ctx, `${server.url}?recorded#flow=envelope`);
+  const tab = await page.$eval('#tab-envelope', (b) => b.textContent);
+  assert.match(tab, /overwrite/i);
+  assert.match(tab, /scratchpack prevents it/);
+  await page.close();
+});
+
+test('the intro glosses its jargon and names the posts in words', async () => {
+  const page = await openPage(browser.ctx, `${server.url}?recorded`);
+  const intro = (await page.textContent('#intro')).replace(/\s+/g, ' ');
+  assert.match(intro, /to_array \(serialize to a new byte array\)/);
+  assert.match(intro, /a sequence \(a chain of segments/);
+  assert.doesNotMatch(intro, /000, MessagePack-CSharp/);
+  assert.match(intro, /the first, on how MessagePack-CSharp's Serialize writes/);
+  assert.doesNotMatch(intro, /x-flow/);
+  await page.close();
+});
