@@ -68,6 +68,8 @@ export function keyAction(key, target = {}) {
   const role = target.getAttribute ? target.getAttribute('role') : null;
   // Text fields, selects, radios, the scrubber and the tabs keep their own keys.
   if (['INPUT', 'SELECT', 'TEXTAREA'].includes(tag) || role === 'tab' || target.isContentEditable) return null;
+  // A focused scroll box (role region, e.g. the three entries' table) scrolls with the keys.
+  if (role === 'region') return null;
   if (key === ' ') return ['BUTTON', 'SUMMARY', 'A'].includes(tag) ? null : 'play';
   return { ArrowRight: 'next', ArrowLeft: 'back', Home: 'first', End: 'last' }[key] || null;
 }

@@ -276,3 +276,9 @@ test('the page\'s copy of the formats and cell names (view.js) agrees with the w
     assert.equal(view.hex(b, 2), hex(b, 2));
   }
 });
+
+test('a focused scroll box keeps the arrow, Home, End and Space keys', () => {
+  const region = { tagName: 'DIV', getAttribute: (a) => (a === 'role' ? 'region' : null) };
+  for (const k of ['ArrowRight', 'ArrowLeft', 'Home', 'End', ' ']) assert.equal(keyAction(k, region), null, k);
+  assert.equal(keyAction('ArrowRight', { tagName: 'DIV', getAttribute: () => null }), 'next');
+});
