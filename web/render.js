@@ -5,7 +5,7 @@
 // reads what it is given: calling it twice with the same arguments gives the
 // same DOM. Every cell state has a colour, a glyph and a spoken name.
 
-import { CELL_NAMES, fmt, hex } from './view.js';
+import { CELL_NAMES, byteMeanings, fmt, hex } from './view.js';
 
 /** How each state looks and is named (the legend reads this table too). */
 export const LOOK = {
@@ -142,7 +142,18 @@ function bufferView(b) {
   return el('section', { class: `buffer ${b.kind}${b.absent ? ' absent' : ''}${b.abandoned ? ' abandoned' : ''}${b.released ? ' released' : ''}`,
     'data-key': b.key, 'data-kind': b.kind },
   el('h3', {}, b.label + status, whole || b.absent ? null : el('span', { class: 'shown', text: ` · bytes ${shown} shown` })),
-  b.gauge ? gauge(b) : null, row);
+  b.gauge ? gauge(b) : null, row, meaning(b));
+}
+
+// What the written bytes from offset 0 mean, beside their hex.
+function meaning(b) {
+  const head = [];
+  for (const c of [...b.cells].sort((x, y) => x.i - y.i)) {
+    if (c.i !== head.length || c.v < 0) break;
+    head.push(c.v);
+  }
+  const parts = byteMeanings(head, 5);
+  return parts.length ? el('p', { class: 'meaning', text: `Read as MessagePack: ${parts.join(' · ')}` }) : null;
 }
 
 function gauge(b) {

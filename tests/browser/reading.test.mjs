@@ -31,6 +31,8 @@ test('the table box keeps the focus and scrolls with the arrow keys; the step do
   await page.focus('.table-box');
   await page.keyboard.press('ArrowRight');
   await page.keyboard.press('ArrowRight');
+  // Chromium animates a keyboard scroll: wait for it to move rather than read it at once.
+  await page.waitForFunction(() => document.querySelector('.table-box').scrollLeft > 0, null, { timeout: 10000 }).catch(() => {});
   const after = await page.evaluate(() => ({ cursor: window.__player.model.cursor, scroll: document.querySelector('.table-box').scrollLeft,
     focused: document.activeElement?.classList.contains('table-box') }));
   assert.equal(after.cursor, before, 'the step moved');

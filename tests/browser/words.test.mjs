@@ -46,3 +46,11 @@ test('the intro glosses its jargon and names the posts in words', async () => {
   assert.doesNotMatch(intro, /x-flow/);
   await page.close();
 });
+
+test('the bytes are read beside their hex (93 = an array of 3, 41 = \'A\')', async () => {
+  const page = await openPage(browser.ctx, `${server.url}?recorded#flow=envelope&case=safe`);
+  await page.keyboard.press('End');
+  const meanings = await page.$$eval('#memory .meaning', (ps) => ps.map((p) => p.textContent));
+  assert.ok(meanings.some((m) => /^Read as MessagePack: 93 = an array of 3 · AA = a string of 10 bytes · 41 = 'A'/.test(m)), meanings.join(' | '));
+  await page.close();
+});

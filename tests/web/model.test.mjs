@@ -282,3 +282,12 @@ test('a focused scroll box keeps the arrow, Home, End and Space keys', () => {
   for (const k of ['ArrowRight', 'ArrowLeft', 'Home', 'End', ' ']) assert.equal(keyAction(k, region), null, k);
   assert.equal(keyAction('ArrowRight', { tagName: 'DIV', getAttribute: () => null }), 'next');
 });
+
+test('byteMeanings reads the first bytes of a message in order', () => {
+  assert.deepEqual(view.byteMeanings([0x93, 0xaa, 0x41, 0x42]), ['93 = an array of 3', 'AA = a string of 10 bytes', "41 = 'A'", "42 = 'B'"]);
+  assert.deepEqual(view.byteMeanings([0x82, 0xc3, 0xc0, 0xff, 0x05]), ['82 = a map of 2 pairs', 'C3 = true', 'C0 = nil', 'FF = the integer -1', '05 = the integer 5']);
+  assert.deepEqual(view.byteMeanings([0xd9, 0x02, 0x68, 0x69, 0x01]), ['D9 02 = a string of 2 bytes', "68 = 'h'", "69 = 'i'", '01 = the integer 1']);
+  assert.deepEqual(view.byteMeanings([0xc4, 0x0c, 0x93, 0x01]), ['C4 0C = binary data of 12 bytes']);
+  assert.deepEqual(view.byteMeanings([0xda, 0x01]), [], 'a header cut short is not read');
+  assert.equal(view.byteMeanings(Array(20).fill(1), 6).length, 6);
+});
