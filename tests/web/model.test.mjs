@@ -291,3 +291,43 @@ test('byteMeanings reads the first bytes of a message in order', () => {
   assert.deepEqual(view.byteMeanings([0xda, 0x01]), [], 'a header cut short is not read');
   assert.equal(view.byteMeanings(Array(20).fill(1), 6).length, 6);
 });
+
+// A run whose waves take the given ns per return, one wave each (the first is warm-up).
+function fanWaves(nsList, opts = {}) {
+  const out = [];
+  let returns = 0, returnNs = 0;
+  nsList.forEach((ns, w) => {
+    out.push({ phase: 1, wave: w, rents: returns + 64, returns, returnNs, lockWaits: 0, fresh: opts.fresh ?? 64, drops: 0, cached: 0, phaseUs: 5, returned: [1] });
+    returns += 64;
+    returnNs += 64 * ns;
+    out.push({ phase: 2, wave: w, rents: returns, returns, returnNs, lockWaits: opts.lockWaits ?? 0, fresh: opts.fresh ?? 64, drops: 0, cached: 64, phaseUs: 900, returned: [returns] });
+  });
+  return out;
+}
+
+test('the fan-out states a verdict only when the waves\' spreads separate, and draws a few lock waits as a sliver', () => {
+  const config = { consumers: 1, waves: [64, 64, 64, 64, 64, 64], parts: 2, perPart: 32, queue: 64 };
+  const overlap = summary({ config, runs: { shared: fanWaves([50, 42, 30, 45, 38, 40], { lockWaits: 3 }), lockfree: fanWaves([50, 37, 44, 31, 36, 41]),
+    nopool: fanWaves([50, 60, 61, 62, 63, 64], { fresh: 384 }) } });
+  assert.match(overlap.headline, /^No difference is measurable on this machine: 37 ns per return on the lock-free pool \(middle half 36–41 ns over 5 waves\) against 40 ns on the shared pool \(middle half 38–42 ns\)/);
+  assert.doesNotMatch(overlap.headline + overlap.conclusion, /faster/);
+  const apart = summary({ config, runs: { shared: fanWaves([50, 80, 82, 85, 90, 84], { lockWaits: 3 }), lockfree: fanWaves([50, 30, 31, 33, 29, 30]),
+    nopool: fanWaves([50, 60, 61, 62, 63, 64], { fresh: 384 }) } });
+  assert.match(apart.headline, /^The fix holds here: lock-free 2\.8× faster/);
+  const waits = apart.bars.find((b) => b.key === 'lockWaits').items.find((i) => i.id === 'shared');
+  assert.equal(waits.value, 3);
+  assert.ok(waits.width < 0.01, `3 waits in 384 returns drawn at ${waits.width}`);
+  assert.match(apart.bars.find((b) => b.key === 'ns').items[0].text, /^84 ns \(middle half 82–85\)$/);
+});
+
+test('switching the fan-out\'s case keeps the three runs; another thread count runs them anew', async () => {
+  const flow = flowById('fanout');
+  let calls = 0;
+  const runner = { threaded: true, async fanout() { calls++; return fanWaves([50, 40]); } };
+  const a = await flow.run(runner, 0, { consumers: '3' });
+  const b = await flow.run(runner, 1, { consumers: '3' });
+  assert.equal(calls, 3);
+  assert.equal(b, a);
+  await flow.run(runner, 2, { consumers: '2' });
+  assert.equal(calls, 6);
+});
