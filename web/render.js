@@ -226,6 +226,11 @@ function board(b) {
         el('span', { class: 'bar-value', 'data-value': x.value === null ? '' : String(x.value), text: x.text }))))));
   }
   if (b.headline) box.append(el('p', { class: 'conclusion' }, el('strong', { text: 'Conclusion: ' }), b.headline));
+  if (b.native) {
+    const n = b.native.ns, ns = (v) => `${v < 10 ? v.toFixed(1) : fmt(v)} ns`;
+    box.append(el('p', { class: 'native' }, el('strong', { text: 'Recorded natively, not in this browser: ' }),
+      `shared pool ${ns(n.shared)}, lock-free pool ${ns(n.lockfree)}, no pool ${ns(n.nopool)} per return with ${b.native.consumers} returning threads — ${b.native.what}.`));
+  }
   return box;
 }
 

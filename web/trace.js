@@ -196,6 +196,12 @@ function tick(ms = 2) {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
+/** The native benchmark's ns per return (web/record-pools-native.mjs), shown beside the live figures; null when missing. */
+export async function recordedNative(url = new URL('./recorded/pools-native.json', import.meta.url)) {
+  const res = await fetch(url).catch(() => null);
+  return res && res.ok ? res.json() : null;
+}
+
 /** The fan-out recorded from the pthread build (web/record-fanout.mjs), for pages without threads. */
 export async function recordedFanout(url = new URL('./recorded/fanout.json', import.meta.url)) {
   const res = await fetch(url);

@@ -8,7 +8,7 @@
 //   out: { type: 'ready', threaded, flows: describe() } | { type: 'failed', message }
 //        { type: 'progress', id, text } | { type: 'model', id, model } | { type: 'error', id, message }
 
-import { loadFlows, recordedFanout } from './trace.js';
+import { loadFlows, recordedFanout, recordedNative } from './trace.js';
 import { buildModel, describe, flowById } from './flows/index.js';
 
 let runner = null, waiting = null, running = false;
@@ -16,9 +16,11 @@ let runner = null, waiting = null, running = false;
 // recorded run even where it could run live, so that what it shows does not
 // depend on this machine (the layout tests use it).
 const recordedOnly = new URL(self.location.href).searchParams.has('recorded');
+// The recorded files are read once per load, however often the fan-out is opened.
+const once = (load) => { let p = null; return () => (p ??= load()); };
 
 const loaded = loadFlows().then((r) => {
-  runner = Object.assign(r, { recordedFanout: () => recordedFanout(), recordedOnly });
+  runner = Object.assign(r, { recordedFanout: once(recordedFanout), recordedNative: once(recordedNative), recordedOnly });
   postMessage({ type: 'ready', threaded: r.threaded, flows: describe() });
 }, (e) => postMessage({ type: 'failed', message: e.message }));
 

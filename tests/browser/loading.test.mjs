@@ -72,3 +72,23 @@ test('a file that did not change is answered 304 with no body; a changed tag get
     await other.arrayBuffer();
   }
 });
+
+test('opening the fan-out and switching its cases fetches its recorded files once', async () => {
+  const seen = [];
+  const onRequest = (r) => { if (/^https?:/.test(r.url())) seen.push(r.url().replace(server.url, '/')); };
+  browser.ctx.on('request', onRequest);
+  const page = await browser.ctx.newPage();
+  try {
+    await page.goto(`${server.url}?recorded#flow=fanout&case=shared`);
+    await ready(page);
+    for (const c of ['lockfree', 'nopool', 'shared']) {
+      await page.evaluate(async (h) => { location.hash = h; await new Promise((r) => setTimeout(r, 0)); await window.__player.busy; }, `#flow=fanout&case=${c}`);
+    }
+  } finally {
+    browser.ctx.off('request', onRequest);
+  }
+  const twice = seen.filter((u, i) => seen.indexOf(u) !== i);
+  assert.deepEqual([...new Set(twice)], [], 'fetched more than once');
+  assert.ok(seen.includes('/recorded/fanout.json') && seen.includes('/recorded/pools-native.json'), seen.join(' '));
+  await page.close();
+});

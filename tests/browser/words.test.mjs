@@ -4,6 +4,7 @@
 // glosses to_array and "sequence" and names the posts in words, not only by
 // file number.
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { after, before, test } from 'node:test';
 import { openPage, startBrowser, startServer } from './harness.mjs';
 
@@ -52,5 +53,16 @@ test('the bytes are read beside their hex (93 = an array of 3, 41 = \'A\')', asy
   await page.keyboard.press('End');
   const meanings = await page.$$eval('#memory .meaning', (ps) => ps.map((p) => p.textContent));
   assert.ok(meanings.some((m) => /^Read as MessagePack: 93 = an array of 3 · AA = a string of 10 bytes · 41 = 'A'/.test(m)), meanings.join(' | '));
+  await page.close();
+});
+
+test('the fan-out shows the natively recorded figures beside the live ones, labelled', async () => {
+  const native = JSON.parse(readFileSync(new URL('../../web/recorded/pools-native.json', import.meta.url), 'utf8'));
+  const page = await openPage(browser.ctx, `${server.url}?recorded#flow=fanout&case=shared`);
+  await page.keyboard.press('End');
+  const text = (await page.textContent('.board .native')).replace(/\s+/g, ' ');
+  assert.match(text, /^Recorded natively, not in this browser: shared pool /);
+  assert.ok(text.includes(native.what), text);
+  for (const v of Object.values(native.ns)) assert.ok(text.includes(v < 10 ? v.toFixed(1) : Math.round(v).toLocaleString('en-US')), `${v} in ${text}`);
   await page.close();
 });

@@ -62,7 +62,8 @@ export default {
    *  run without threads, or when the page was opened with ?recorded);
    *  progress(text) tells how far it is. */
   async run(runner, caseIndex, input, progress = () => {}) {
-    if (!runner.threaded || runner.recordedOnly) return runner.recordedFanout();
+    const native = runner.recordedNative ? await runner.recordedNative() : null;
+    if (!runner.threaded || runner.recordedOnly) return { ...await runner.recordedFanout(), native };
     const consumers = Math.min(3, Math.max(1, Number(input.consumers) || 3));
     // The case only picks which pool to follow: every case shows the same
     // three runs, so switching case keeps them (a new thread count runs anew).
@@ -73,7 +74,7 @@ export default {
       runs[p.id] = await runner.fanout({ kind: p.kind, consumers, waves: config.waves, parts: PARTS, perPart: PER_PART },
         (s) => progress(`${p.name}: wave ${s.wave + 1} of ${NWAVES}`));
     }
-    const data = { config, runs, recorded: null };
+    const data = { config, runs, recorded: null, native };
     kept = { runner, consumers, data };
     return data;
   },
@@ -125,7 +126,7 @@ export default {
       why: board.conclusion });
     const skip = pool.kind === 0 ? [L.FIX, L.QUEUE, L.NOPOOL] : pool.kind === 1 ? [L.RETURN, L.PARTITION, L.DROP, L.NOPOOL]
       : [L.RETURN, L.PARTITION, L.DROP, L.FIX, L.QUEUE];
-    return { skip, recorded: data.recorded || null, board: { ...board, current: pool.id },
+    return { skip, recorded: data.recorded || null, board: { ...board, current: pool.id, native: data.native || null },
       note: `${data.recorded ? `Recorded: ${data.recorded.what}. ` : ''}Counters are the pools' own (sp_pool_stats), sampled at the end of each phase while the other threads wait; the time per return is read inside each returning thread around its returns only.` };
   },
 };
