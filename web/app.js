@@ -23,15 +23,20 @@ function banner(text, kind = 'info') {
   n.hidden = !text;
 }
 
+// ?recorded: the fan-out plays the run recorded from the pthread build even
+// where it could run live (a page whose figures do not depend on the
+// machine); the fan-out labels the run as recorded, as without threads.
+const recorded = new URLSearchParams(location.search).has('recorded');
+
 async function boot() {
   const wide = matchMedia('(min-width: 900px)').matches;
   for (const id of ['intro', 'inputs-box', 'code-box']) $(id).open = wide;
-  let runner, threaded;
+  let runner, threaded, flows;
   try {
-    runner = createRunner();
-    ({ threaded } = await runner.ready);
+    runner = createRunner(new URL(recorded ? './worker.js?recorded' : './worker.js', import.meta.url));
+    ({ threaded, flows } = await runner.ready);
   } catch (e) {
-    banner(`The WebAssembly module did not load: ${e.message}. Build it with \`npm start\` (or bash tests/build-wasm.sh).`, 'error');
+    banner(`The WebAssembly module did not load: ${e.message}. Build it with npm start (or bash tests/build-wasm.sh).`, 'error');
     $('why').textContent = 'Nothing to play without the module.';
     return;
   }
@@ -39,10 +44,10 @@ async function boot() {
     : 'the single-threaded build, in a worker';
   if (!threaded) {
     banner('This page is not cross-origin isolated, so it runs the single-threaded build: the pool fan-out plays '
-      + 'a run recorded from the pthread build. Open the page through `npm start` to run it live.');
+      + 'a run recorded from the pthread build. Open the page through npm start to run it live.');
   }
   const reducedMotion = matchMedia('(prefers-reduced-motion: reduce)').matches;
-  const player = createPlayer({ ui, runner, threaded, reducedMotion });
+  const player = createPlayer({ ui, runner, threaded: threaded && !recorded, flows, reducedMotion });
   window.__player = player;
   await player.ready;
 }

@@ -302,31 +302,6 @@ export function createModel(flowId, caseIndex, steps, extra = {}) {
   return { flowId, caseIndex, steps, cursor: 0, ...extra };
 }
 
-/** The model moved by delta steps (clamped to the ends). */
-export function step(model, delta) {
-  return seek(model, model.cursor + delta);
-}
-
-/** The model at step i (clamped). */
-export function seek(model, i) {
-  const last = Math.max(0, model.steps.length - 1);
-  return { ...model, cursor: Math.min(last, Math.max(0, i | 0)) };
-}
-
-/** The current step, or null for an empty model. */
-export function currentStep(model) {
-  return model.steps[model.cursor] || null;
-}
-
-export function atEnd(model) {
-  return model.cursor >= model.steps.length - 1;
-}
-
-/** Index of the step named `name`, or -1. */
-export function stepNamed(model, name) {
-  return model.steps.findIndex((s) => s.name === name);
-}
-
 /** 1234567 -> "1,234,567" (the documents' style). */
 export function fmt(n) {
   return Math.round(n).toLocaleString('en-US');

@@ -6,8 +6,7 @@
 // Owns: view state and when to ask for a new model. Must not touch: how
 // steps are made (flows/, model.js, in the worker) or drawn (render.js).
 
-import { FLOWS, flowById } from './flows/index.js';
-import { atEnd, seek, step, stepNamed } from './model.js';
+import { atEnd, seek, step, stepNamed } from './view.js';
 import { render } from './render.js';
 
 const BASE_MS = 1200;               // one step per 1.2 s at 1×
@@ -38,7 +37,14 @@ export function createClock({ raf = (f) => requestAnimationFrame(f), now = () =>
   };
 }
 
-/** location.hash <-> view state (pure). */
+// The flows as the worker describes them (flows/index.js describe()): the
+// page does not import the flows' modules, which the worker already loads.
+let FLOWS = [];
+/** Sets the flows the player and the hash functions know. */
+export function useFlows(list) { FLOWS = list; }
+const flowById = (id) => FLOWS.find((f) => f.id === id) || FLOWS[0];
+
+/** location.hash <-> view state (pure once useFlows ran). */
 export function parseHash(hash) {
   const p = new URLSearchParams(String(hash).replace(/^#/, ''));
   const flow = flowById(p.get('flow'));
@@ -62,6 +68,8 @@ export function keyAction(key, target = {}) {
   const role = target.getAttribute ? target.getAttribute('role') : null;
   // Text fields, selects, radios, the scrubber and the tabs keep their own keys.
   if (['INPUT', 'SELECT', 'TEXTAREA'].includes(tag) || role === 'tab' || target.isContentEditable) return null;
+  // A focused scroll box (role region, e.g. the three entries' table) scrolls with the keys.
+  if (role === 'region') return null;
   if (key === ' ') return ['BUTTON', 'SUMMARY', 'A'].includes(tag) ? null : 'play';
   return { ArrowRight: 'next', ArrowLeft: 'back', Home: 'first', End: 'last' }[key] || null;
 }
@@ -73,7 +81,8 @@ function defaults(flow, caseIndex) {
   return out;
 }
 
-export function createPlayer({ ui, runner, threaded, reducedMotion = false }) {
+export function createPlayer({ ui, runner, threaded, flows, reducedMotion = false }) {
+  if (flows) useFlows(flows);
   const clock = createClock();
   let flow = FLOWS[0], caseIndex = 0, input = defaults(flow, 0);
   let model = null, speed = 1, runGen = 0, busy = Promise.resolve(), pendingStep = null, typing = 0, hashTimer = 0;

@@ -5,7 +5,7 @@
 // reads what it is given: calling it twice with the same arguments gives the
 // same DOM. Every cell state has a colour, a glyph and a spoken name.
 
-import { CELL_NAMES, fmt, hex } from './model.js';
+import { CELL_NAMES, byteMeanings, fmt, hex } from './view.js';
 
 /** How each state looks and is named (the legend reads this table too). */
 export const LOOK = {
@@ -16,10 +16,10 @@ export const LOOK = {
   rewritten: { glyph: '↻', name: 'written again over the nested call\'s leftovers' },
   copied: { glyph: '→', name: 'copied' },
   changed: { glyph: '', name: 'changed in this step (thick outline)' },
-  held: { glyph: '■', name: 'places holding 4 KiB arrays' },
-  place: { glyph: '', name: 'empty places' },
-  'slot-full': { glyph: '●', name: 'a thread\'s slot holding an array' },
-  'slot-empty': { glyph: '○', name: 'an empty slot' },
+  held: { glyph: '■', name: 'place holding a 4 KiB array' },
+  place: { glyph: '', name: 'empty place' },
+  'slot-full': { glyph: '●', name: 'thread slot with an array' },
+  'slot-empty': { glyph: '○', name: 'empty thread slot' },
 };
 
 function el(tag, attrs = {}, ...children) {
@@ -142,7 +142,18 @@ function bufferView(b) {
   return el('section', { class: `buffer ${b.kind}${b.absent ? ' absent' : ''}${b.abandoned ? ' abandoned' : ''}${b.released ? ' released' : ''}`,
     'data-key': b.key, 'data-kind': b.kind },
   el('h3', {}, b.label + status, whole || b.absent ? null : el('span', { class: 'shown', text: ` · bytes ${shown} shown` })),
-  b.gauge ? gauge(b) : null, row);
+  b.gauge ? gauge(b) : null, row, meaning(b));
+}
+
+// What the written bytes from offset 0 mean, beside their hex.
+function meaning(b) {
+  const head = [];
+  for (const c of [...b.cells].sort((x, y) => x.i - y.i)) {
+    if (c.i !== head.length || c.v < 0) break;
+    head.push(c.v);
+  }
+  const parts = byteMeanings(head, 5);
+  return parts.length ? el('p', { class: 'meaning', text: `Read as MessagePack: ${parts.join(' · ')}` }) : null;
 }
 
 function gauge(b) {
@@ -215,6 +226,11 @@ function board(b) {
         el('span', { class: 'bar-value', 'data-value': x.value === null ? '' : String(x.value), text: x.text }))))));
   }
   if (b.headline) box.append(el('p', { class: 'conclusion' }, el('strong', { text: 'Conclusion: ' }), b.headline));
+  if (b.native) {
+    const n = b.native.ns, ns = (v) => `${v < 10 ? v.toFixed(1) : fmt(v)} ns`;
+    box.append(el('p', { class: 'native' }, el('strong', { text: 'Recorded natively, not in this browser: ' }),
+      `shared pool ${ns(n.shared)}, lock-free pool ${ns(n.lockfree)}, no pool ${ns(n.nopool)} per return with ${b.native.consumers} returning threads — ${b.native.what}.`));
+  }
   return box;
 }
 

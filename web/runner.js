@@ -3,7 +3,8 @@
 // worker and the request ids. A request overtaken by a newer one resolves
 // with null (the worker only runs the newest waiting request).
 
-/** Starts the worker; `ready` resolves with { threaded } once its module loaded. */
+/** Starts the worker; `ready` resolves with { threaded, flows } once its module loaded
+ *  (flows: what the page shows of each flow, flows/index.js describe()). */
 export function createRunner(url = new URL('./worker.js', import.meta.url)) {
   const worker = new Worker(url, { type: 'module' });
   const asked = new Map();          // id -> { resolve, reject, progress }
@@ -20,7 +21,7 @@ export function createRunner(url = new URL('./worker.js', import.meta.url)) {
   }
 
   worker.onmessage = ({ data: m }) => {
-    if (m.type === 'ready') started({ threaded: m.threaded });
+    if (m.type === 'ready') started({ threaded: m.threaded, flows: m.flows });
     else if (m.type === 'failed') failed(new Error(m.message));
     else if (m.type === 'progress') asked.get(m.id)?.progress(m.text);
     else if (m.type === 'model') settle(m.id, (r) => r.resolve(m.model));

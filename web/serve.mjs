@@ -8,6 +8,12 @@
 //   PORT=8080 (default; 0 picks a free port)   ISOLATION=off drops the
 //   COOP/COEP headers (to see the single-threaded fallback)
 //   SP_WEB_DIST=path serves another build folder as /dist-web/
+// Caching: every response carries an ETag (a hash of the file's bytes) and
+// `Cache-Control: no-cache`, so the browser keeps each file and asks again
+// on the next load; a file that did not change is answered 304, no body.
+// Nothing is cached without asking: a rebuilt module or an edited page file
+// is seen on the next load.
+import { createHash } from 'node:crypto';
 import { createServer } from 'node:http';
 import { readFile } from 'node:fs/promises';
 import { extname, join, normalize, resolve, sep } from 'node:path';
@@ -34,7 +40,7 @@ function fileFor(pathname) {
 }
 
 const server = createServer(async (req, res) => {
-  const headers = { 'Cache-Control': 'no-store', 'Cross-Origin-Resource-Policy': 'same-origin' };
+  const headers = { 'Cache-Control': 'no-cache', 'Cross-Origin-Resource-Policy': 'same-origin' };
   if (isolated) {
     headers['Cross-Origin-Opener-Policy'] = 'same-origin';
     headers['Cross-Origin-Embedder-Policy'] = 'require-corp';
@@ -46,7 +52,13 @@ const server = createServer(async (req, res) => {
   }
   try {
     const body = await readFile(file);
-    res.writeHead(200, { ...headers, 'Content-Type': types[extname(file)] || 'application/octet-stream' });
+    const etag = `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`;
+    const tagged = { ...headers, ETag: etag, 'Content-Type': types[extname(file)] || 'application/octet-stream' };
+    if (String(req.headers['if-none-match'] || '').split(/\s*,\s*/).includes(etag)) {
+      res.writeHead(304, tagged).end();
+      return;
+    }
+    res.writeHead(200, tagged);
     res.end(req.method === 'HEAD' ? undefined : body);
   } catch {
     res.writeHead(404, { ...headers, 'Content-Type': 'text/plain' }).end('not found\n');

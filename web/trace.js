@@ -22,8 +22,38 @@ const SAMPLE_WORDS = 20;            // sizeof(fan_sample) / 4, asserted in sp_fl
 
 /** The page's module in `dir` (dist-web/ next to web/; the server maps /dist-web/). */
 export function flowFiles(dir = new URL('../dist-web/', import.meta.url)) {
-  const build = (name) => ({ load: () => import(new URL(`${name}.mjs`, dir).href), wasm: new URL(`${name}.wasm`, dir) });
-  return { threads: build('scratchpack-flows'), single: build('scratchpack-flows-st') };
+  const build = (name, worker) => ({ load: () => loadOnce(new URL(`${name}.mjs`, dir), worker && new URL(worker, dir)),
+    wasm: new URL(`${name}.wasm`, dir) });
+  return { threads: build('scratchpack-flows', 'scratchpack-flows.worker.js'), single: build('scratchpack-flows-st') };
+}
+
+// Each pthread worker would fetch the worker script and then the module's
+// script again (Emscripten starts them from the URLs), so a page load
+// fetched the script 5 times and the worker script 4 times. In a browser
+// both are fetched once here and the workers start from in-memory copies
+// (blob: URLs, which the workers import without a request); the .wasm is
+// already read once and handed to them compiled. Under Node (the tests,
+// record-fanout.mjs) the files are imported as they are.
+async function loadOnce(script, worker) {
+  if (typeof Blob === 'undefined' || typeof URL.createObjectURL !== 'function' || !/^https?:$/.test(script.protocol)) {
+    return import(script.href);
+  }
+  // The copy resolves the names it builds from import.meta.url (its .wasm,
+  // its worker) against the file's own URL: a blob: URL is no base for them.
+  const copy = async (url) => {
+    const res = await fetch(url);
+    if (!res.ok) throw new Error(`${url.pathname} did not load (HTTP ${res.status})`);
+    const text = (await res.text()).replaceAll('import.meta.url', JSON.stringify(url.href));
+    return URL.createObjectURL(new Blob([text], { type: 'text/javascript' }));
+  };
+  const [scriptCopy, workerCopy] = await Promise.all([copy(script), worker ? copy(worker) : null]);
+  const mod = await import(scriptCopy);
+  // The module object Emscripten fills is the settings object js/wasm.js
+  // passes: name the in-memory copies on it rather than replace it.
+  return { default: (settings) => mod.default(Object.assign(settings, {
+    mainScriptUrlOrBlob: scriptCopy,
+    locateFile: (name) => (workerCopy && name.endsWith('.worker.js') ? workerCopy : new URL(name, script).href),
+  })) };
 }
 
 /**
@@ -164,6 +194,12 @@ function toSample(u, consumers) {
 
 function tick(ms = 2) {
   return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/** The native benchmark's ns per return (web/record-pools-native.mjs), shown beside the live figures; null when missing. */
+export async function recordedNative(url = new URL('./recorded/pools-native.json', import.meta.url)) {
+  const res = await fetch(url).catch(() => null);
+  return res && res.ok ? res.json() : null;
 }
 
 /** The fan-out recorded from the pthread build (web/record-fanout.mjs), for pages without threads. */

@@ -5,17 +5,23 @@
 // all here). Owns: its side of the protocol with runner.js. A run asked
 // for while another runs waits, and only the newest one waiting is run.
 //   in:  { type: 'run', id, flowId, caseIndex, input }
-//   out: { type: 'ready', threaded } | { type: 'failed', message }
+//   out: { type: 'ready', threaded, flows: describe() } | { type: 'failed', message }
 //        { type: 'progress', id, text } | { type: 'model', id, model } | { type: 'error', id, message }
 
-import { loadFlows, recordedFanout } from './trace.js';
-import { buildModel, flowById } from './flows/index.js';
+import { loadFlows, recordedFanout, recordedNative } from './trace.js';
+import { buildModel, describe, flowById } from './flows/index.js';
 
 let runner = null, waiting = null, running = false;
+// worker.js?recorded (the page's ?recorded parameter): the fan-out plays the
+// recorded run even where it could run live, so that what it shows does not
+// depend on this machine (the layout tests use it).
+const recordedOnly = new URL(self.location.href).searchParams.has('recorded');
+// The recorded files are read once per load, however often the fan-out is opened.
+const once = (load) => { let p = null; return () => (p ??= load()); };
 
 const loaded = loadFlows().then((r) => {
-  runner = Object.assign(r, { recordedFanout: () => recordedFanout() });
-  postMessage({ type: 'ready', threaded: r.threaded });
+  runner = Object.assign(r, { recordedFanout: once(recordedFanout), recordedNative: once(recordedNative), recordedOnly });
+  postMessage({ type: 'ready', threaded: r.threaded, flows: describe() });
 }, (e) => postMessage({ type: 'failed', message: e.message }));
 
 self.onmessage = (ev) => {

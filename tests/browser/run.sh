@@ -3,7 +3,7 @@
 # real browser: Debian's chromium driven by playwright-core
 # (tests/setup.sh installs both). Builds the modules when dist/ or dist-web/
 # lacks them.
-# Bounded: the whole run is killed after 5 minutes; screenshots land in
+# Bounded: the browser run is killed after 8 minutes; screenshots land in
 # test-results/.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -14,4 +14,4 @@ fi
 echo "== page: model tests (node --test tests/web)"
 timeout 120 node --test --test-timeout=60000 tests/web/*.test.mjs
 echo "== browser: the page in chromium (screenshots in test-results/)"
-timeout 300 node --test --test-timeout=240000 --test-concurrency=1 tests/browser/*.test.mjs
+timeout 600 node --test --test-timeout=240000 --test-concurrency=1 tests/browser/*.test.mjs

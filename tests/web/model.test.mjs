@@ -7,10 +7,15 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
-import { CELL, apply, createMachine, createModel, dotnetArrayBytes, hex, layout, seek, snapshot, step } from '../../web/model.js';
-import { buildModel, flowById } from '../../web/flows/index.js';
+import { CELL, CELL_NAMES, apply, createMachine, createModel, dotnetArrayBytes, fmt, hex, layout, snapshot } from '../../web/model.js';
+import * as view from '../../web/view.js';
+
+const { seek, step } = view;
+import { buildModel, describe, flowById } from '../../web/flows/index.js';
 import { summary } from '../../web/flows/fanout.js';
-import { createClock, formatHash, keyAction, parseHash } from '../../web/player.js';
+import { createClock, formatHash, keyAction, parseHash, useFlows } from '../../web/player.js';
+
+useFlows(describe());
 
 const ev = (kind, o = {}) => ({ kind, depth: 1, buffer: null, flag: 0, index: 0, offset: 0, size: 0, addr: 0, ...o });
 const write = (buffer, offset, bytes, o = {}) => ev('WRITE', { buffer, offset, size: bytes.length, bytes: Uint8Array.from(bytes), ...o });
@@ -261,4 +266,68 @@ test('pausing bumps the clock\'s generation so a stale frame does nothing', () =
   clock.play(() => ticks++, 100);
   clock.flush();
   assert.equal(ticks, 2);
+});
+
+test('the page\'s copy of the formats and cell names (view.js) agrees with the worker\'s (model.js)', () => {
+  assert.deepEqual(view.CELL_NAMES, CELL_NAMES);
+  for (const n of [0, 7, 1234567, 65536.4]) assert.equal(view.fmt(n), fmt(n));
+  for (const b of [[], [0x93, 0xaa, 0x41], Array.from({ length: 30 }, (_, i) => i * 9)]) {
+    assert.equal(view.hex(b), hex(b));
+    assert.equal(view.hex(b, 2), hex(b, 2));
+  }
+});
+
+test('a focused scroll box keeps the arrow, Home, End and Space keys', () => {
+  const region = { tagName: 'DIV', getAttribute: (a) => (a === 'role' ? 'region' : null) };
+  for (const k of ['ArrowRight', 'ArrowLeft', 'Home', 'End', ' ']) assert.equal(keyAction(k, region), null, k);
+  assert.equal(keyAction('ArrowRight', { tagName: 'DIV', getAttribute: () => null }), 'next');
+});
+
+test('byteMeanings reads the first bytes of a message in order', () => {
+  assert.deepEqual(view.byteMeanings([0x93, 0xaa, 0x41, 0x42]), ['93 = an array of 3', 'AA = a string of 10 bytes', "41 = 'A'", "42 = 'B'"]);
+  assert.deepEqual(view.byteMeanings([0x82, 0xc3, 0xc0, 0xff, 0x05]), ['82 = a map of 2 pairs', 'C3 = true', 'C0 = nil', 'FF = the integer -1', '05 = the integer 5']);
+  assert.deepEqual(view.byteMeanings([0xd9, 0x02, 0x68, 0x69, 0x01]), ['D9 02 = a string of 2 bytes', "68 = 'h'", "69 = 'i'", '01 = the integer 1']);
+  assert.deepEqual(view.byteMeanings([0xc4, 0x0c, 0x93, 0x01]), ['C4 0C = binary data of 12 bytes']);
+  assert.deepEqual(view.byteMeanings([0xda, 0x01]), [], 'a header cut short is not read');
+  assert.equal(view.byteMeanings(Array(20).fill(1), 6).length, 6);
+});
+
+// A run whose waves take the given ns per return, one wave each (the first is warm-up).
+function fanWaves(nsList, opts = {}) {
+  const out = [];
+  let returns = 0, returnNs = 0;
+  nsList.forEach((ns, w) => {
+    out.push({ phase: 1, wave: w, rents: returns + 64, returns, returnNs, lockWaits: 0, fresh: opts.fresh ?? 64, drops: 0, cached: 0, phaseUs: 5, returned: [1] });
+    returns += 64;
+    returnNs += 64 * ns;
+    out.push({ phase: 2, wave: w, rents: returns, returns, returnNs, lockWaits: opts.lockWaits ?? 0, fresh: opts.fresh ?? 64, drops: 0, cached: 64, phaseUs: 900, returned: [returns] });
+  });
+  return out;
+}
+
+test('the fan-out states a verdict only when the waves\' spreads separate, and draws a few lock waits as a sliver', () => {
+  const config = { consumers: 1, waves: [64, 64, 64, 64, 64, 64], parts: 2, perPart: 32, queue: 64 };
+  const overlap = summary({ config, runs: { shared: fanWaves([50, 42, 30, 45, 38, 40], { lockWaits: 3 }), lockfree: fanWaves([50, 37, 44, 31, 36, 41]),
+    nopool: fanWaves([50, 60, 61, 62, 63, 64], { fresh: 384 }) } });
+  assert.match(overlap.headline, /^No difference is measurable on this machine: 37 ns per return on the lock-free pool \(middle half 36–41 ns over 5 waves\) against 40 ns on the shared pool \(middle half 38–42 ns\)/);
+  assert.doesNotMatch(overlap.headline + overlap.conclusion, /faster/);
+  const apart = summary({ config, runs: { shared: fanWaves([50, 80, 82, 85, 90, 84], { lockWaits: 3 }), lockfree: fanWaves([50, 30, 31, 33, 29, 30]),
+    nopool: fanWaves([50, 60, 61, 62, 63, 64], { fresh: 384 }) } });
+  assert.match(apart.headline, /^The fix holds here: lock-free 2\.8× faster/);
+  const waits = apart.bars.find((b) => b.key === 'lockWaits').items.find((i) => i.id === 'shared');
+  assert.equal(waits.value, 3);
+  assert.ok(waits.width < 0.01, `3 waits in 384 returns drawn at ${waits.width}`);
+  assert.match(apart.bars.find((b) => b.key === 'ns').items[0].text, /^84 ns \(middle half 82–85\)$/);
+});
+
+test('switching the fan-out\'s case keeps the three runs; another thread count runs them anew', async () => {
+  const flow = flowById('fanout');
+  let calls = 0;
+  const runner = { threaded: true, async fanout() { calls++; return fanWaves([50, 40]); } };
+  const a = await flow.run(runner, 0, { consumers: '3' });
+  const b = await flow.run(runner, 1, { consumers: '3' });
+  assert.equal(calls, 3);
+  assert.equal(b, a);
+  await flow.run(runner, 2, { consumers: '2' });
+  assert.equal(calls, 6);
 });

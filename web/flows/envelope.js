@@ -13,8 +13,8 @@ const L = { HEAD: 0, TAKE: 2, ALLOC: 3, BUSY: 4, WRITER: 5, FORMAT: 6, RETURN: 7
 
 export default {
   id: 'envelope',
-  title: 'A nested to_array call',
-  short: 'Nested call',
+  title: 'The overwrite bug: a nested call clobbers the outer result (scratchpack prevents it)',
+  short: 'Overwrite bug',
   source: '000_*.txt, second x-flow: the envelope formatter calls the byte[] entry inside a formatter (source abridged)',
   lines: [
     { code: 'public static byte[] Serialize<T>(T value, MessagePackSerializerOptions? options = null, ...)', c: 'sp_to_array(fn, value, opt, &out, &err)' },

@@ -25,6 +25,7 @@ export const POOLS = [
   { id: 'nopool', kind: 2, name: 'no pool' },
 ];
 const DETAILED = 2;                 // waves played one by one; the rest in one step
+let kept = null;                    // the last live run: { runner, consumers, data }
 
 const L = { BROADCASTER: 0, RENT: 1, HAND: 2, CONSUMER: 3, RETURN: 4, PARTITION: 5, DROP: 6, FIX: 7, QUEUE: 8, NOPOOL: 9 };
 
@@ -58,17 +59,24 @@ export default {
   ],
 
   /** Runs the same workload on the three pools (or loads the recorded
-   *  run without threads); progress(text) tells how far it is. */
+   *  run without threads, or when the page was opened with ?recorded);
+   *  progress(text) tells how far it is. */
   async run(runner, caseIndex, input, progress = () => {}) {
-    if (!runner.threaded) return runner.recordedFanout();
+    const native = runner.recordedNative ? await runner.recordedNative() : null;
+    if (!runner.threaded || runner.recordedOnly) return { ...await runner.recordedFanout(), native };
     const consumers = Math.min(3, Math.max(1, Number(input.consumers) || 3));
+    // The case only picks which pool to follow: every case shows the same
+    // three runs, so switching case keeps them (a new thread count runs anew).
+    if (kept && kept.runner === runner && kept.consumers === consumers) return kept.data;
     const config = { consumers, ...WORKLOAD, queue: WAVE };
     const runs = {};
     for (const p of POOLS) {
       runs[p.id] = await runner.fanout({ kind: p.kind, consumers, waves: config.waves, parts: PARTS, perPart: PER_PART },
         (s) => progress(`${p.name}: wave ${s.wave + 1} of ${NWAVES}`));
     }
-    return { config, runs, recorded: null };
+    const data = { config, runs, recorded: null, native };
+    kept = { runner, consumers, data };
+    return data;
   },
 
   steps(data, walk, caseIndex) {
@@ -79,7 +87,7 @@ export default {
     const view = (s) => poolView(config, s, pool);
     const consumers = Array.from({ length: config.consumers }, (_, i) => `connection thread ${i + 1}`);
     const frames = (who) => (who === 'producer' ? ['broadcaster thread'] : who === 'done'
-      ? ['broadcaster thread', ...consumers].map((t) => `${t}: done`) : consumers);
+      ? [`all done: the broadcaster and ${consumers.length} connection thread${consumers.length > 1 ? 's' : ''}`] : consumers);
     const cap = places(config, pool);
     const emit = (step) => walk.emit(step);
     emit({ line: L.BROADCASTER, frames: frames('producer'), pool: view(null), name: 'setup',
@@ -118,7 +126,7 @@ export default {
       why: board.conclusion });
     const skip = pool.kind === 0 ? [L.FIX, L.QUEUE, L.NOPOOL] : pool.kind === 1 ? [L.RETURN, L.PARTITION, L.DROP, L.NOPOOL]
       : [L.RETURN, L.PARTITION, L.DROP, L.FIX, L.QUEUE];
-    return { skip, recorded: data.recorded || null, board: { ...board, current: pool.id },
+    return { skip, recorded: data.recorded || null, board: { ...board, current: pool.id, native: data.native || null },
       note: `${data.recorded ? `Recorded: ${data.recorded.what}. ` : ''}Counters are the pools' own (sp_pool_stats), sampled at the end of each phase while the other threads wait; the time per return is read inside each returning thread around its returns only.` };
   },
 };
@@ -192,18 +200,21 @@ export function summary(data) {
     const ss = data.runs[p.id];
     const last = ss[ss.length - 1];
     const waves = perWave(ss).slice(1);                       // wave 1 fills the pool: warm-up
-    return { id: p.id, name: p.name, returns: last.returns, ns: median(waves.map((w) => w.ns)), waves: waves.length,
+    const ns = waves.map((w) => w.ns);
+    return { id: p.id, name: p.name, returns: last.returns, ns: median(ns), nsLo: quantile(ns, 0.25), nsHi: quantile(ns, 0.75), waves: waves.length,
       wakeUs: median(waves.map((w) => w.phaseUs)),
       lockWaits: p.kind === 2 ? null : last.lockWaits, drops: p.kind === 2 ? null : last.drops, fresh: last.fresh };
   });
   const metrics = [['ns', 'time per return, ns (inside the returning threads; median of waves 2 on)'], ['lockWaits', 'lock waits'],
     ['drops', 'arrays dropped (pool full)'], ['fresh', 'new arrays allocated']];
+  // Times against the slowest pool; counts against the returns, so that a
+  // handful of lock waits in 32,768 returns draws as the sliver it is.
   const bars = metrics.map(([key, label]) => {
-    const max = Math.max(1e-9, ...rows.map((r) => r[key] ?? 0));
-    return { key, label, items: rows.map((r) => ({ id: r.id, name: r.name, value: r[key],
+    const max = key === 'ns' ? Math.max(1e-9, ...rows.map((r) => r.nsHi ?? r.ns ?? 0)) : null;
+    return { key, label: key === 'ns' ? label : `${label} (bar: share of the returns)`, items: rows.map((r) => ({ id: r.id, name: r.name, value: r[key],
       text: r[key] === null ? (key === 'lockWaits' ? 'not counted (malloc\'s own lock)' : key === 'drops' ? 'every return frees' : '—')
-        : key === 'ns' ? nsText(r[key]) : fmt(r[key]),
-      width: r[key] === null ? 0 : r[key] / max })) };
+        : key === 'ns' ? `${nsText(r.ns)} (${spread(r)})` : fmt(r[key]),
+      width: r[key] === null ? 0 : Math.min(1, r[key] / (max ?? Math.max(1, r.returns))) })) };
   });
   const by = Object.fromEntries(rows.map((r) => [r.id, r]));
   return { rows, bars, ...conclude(by) };
@@ -223,6 +234,20 @@ function perWave(samples) {
   return out;
 }
 
+// The value below which a share q of xs lies (linear between ranks).
+function quantile(xs, q) {
+  if (!xs.length) return null;
+  const a = [...xs].sort((x, y) => x - y);
+  const at = (a.length - 1) * q, lo = Math.floor(at);
+  return a[lo] + (a[Math.min(lo + 1, a.length - 1)] - a[lo]) * (at - lo);
+}
+
+// The middle half of the waves' times: "35–41 ns".
+function spread(r) {
+  const f = (v) => (v < 10 ? v.toFixed(1) : fmt(v));
+  return r.nsLo === null ? '—' : `middle half ${f(r.nsLo)}–${f(r.nsHi)}`;
+}
+
 function median(xs) {
   if (!xs.length) return null;
   const a = [...xs].sort((x, y) => x - y);
@@ -235,9 +260,13 @@ const times = (a, b) => `${(a / b).toFixed(a / b < 10 ? 1 : 0)}×`;
 function conclude({ shared: s, lockfree: l, nopool: n }) {
   if (!s || !l || !n || s.ns === null || l.ns === null || n.ns === null) return { headline: '', conclusion: '' };
   const out = [];
-  out.push(l.ns < s.ns
-    ? `A cross-thread return took ${nsText(l.ns)} on the lock-free pool against ${nsText(s.ns)} on the shared pool: ${times(s.ns, l.ns)} faster.`
-    : `Here the lock-free pool (${nsText(l.ns)} per return) was not faster than the shared pool (${nsText(s.ns)}).`);
+  // A verdict only when the middle halves of the waves do not overlap.
+  const faster = l.nsHi < s.nsLo, slower = l.nsLo > s.nsHi;
+  const both = `${nsText(l.ns)} per return on the lock-free pool (${spread(l)} ns over ${fmt(l.waves)} waves) against ${nsText(s.ns)} on the shared pool (${spread(s)} ns)`;
+  out.push(faster
+    ? `A cross-thread return took ${nsText(l.ns)} on the lock-free pool against ${nsText(s.ns)} on the shared pool: ${times(s.ns, l.ns)} faster, beyond the waves' spread.`
+    : slower ? `Here the lock-free pool (${nsText(l.ns)} per return) was not faster than the shared pool (${nsText(s.ns)}).`
+      : `No difference between the two pools is measurable on this machine: ${both}; the waves' spreads overlap.`);
   out.push(s.lockWaits > 0
     ? `The shared pool had to wait for a partition lock ${fmt(s.lockWaits)} times in ${fmt(s.returns)} returns; the lock-free pool has no lock to wait for.`
     : 'The shared pool never had to wait for a lock in this run (its threads rarely met); the lock-free pool has no lock at all.');
@@ -245,7 +274,9 @@ function conclude({ shared: s, lockfree: l, nopool: n }) {
   out.push(n.ns > l.ns
     ? `No pool is no fix: its frees took ${nsText(n.ns)} each, ${times(n.ns, l.ns)} the lock-free pool's, and it allocated ${fmt(n.fresh)} arrays where the lock-free pool allocated ${fmt(l.fresh)}.`
     : `No pool freed each buffer in ${nsText(n.ns)}, no slower here, but it allocated ${fmt(n.fresh)} arrays where the lock-free pool allocated ${fmt(l.fresh)}: in .NET that cost comes back as garbage collection (the document measured no pooling ~18× slower).`);
-  const headline = l.ns < s.ns
+  const headline = !faster && !slower
+    ? `No difference is measurable on this machine: ${both}. No pool allocated ${fmt(n.fresh)} arrays against ${fmt(l.fresh)}.`
+    : faster
     ? `The fix holds here: lock-free ${times(s.ns, l.ns)} faster than the shared pool per cross-thread return${s.lockWaits > 0 ? `, with no lock to wait for where the shared pool waited ${fmt(s.lockWaits)} times` : ''}; no pool allocated ${fmt(n.fresh)} arrays against ${fmt(l.fresh)}.`
     : `Here the lock-free pool was not faster (${nsText(l.ns)} against ${nsText(s.ns)} per return); no pool allocated ${fmt(n.fresh)} arrays against ${fmt(l.fresh)}.`;
   return { headline, conclusion: out.join(' ') };

@@ -9,6 +9,14 @@ import fanout from './fanout.js';
 
 export const FLOWS = [writer, envelope, compare, fanout];
 
+/** What the page needs of each flow (its texts, cases, inputs, code lines):
+ *  plain data the worker posts to the page, so that the page imports none
+ *  of the flows' modules (each would be fetched once more, for the page). */
+export function describe(flows = FLOWS) {
+  return flows.map(({ id, title, short, source, framesTitle, legend, lines, cases, inputs }) =>
+    JSON.parse(JSON.stringify({ id, title, short, source, framesTitle, legend, lines, cases, inputs })));
+}
+
 export function flowById(id) {
   return FLOWS.find((f) => f.id === id) || FLOWS[0];
 }

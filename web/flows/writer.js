@@ -70,8 +70,10 @@ export default {
     const s = walk.next().fact;                             // SCRATCH
     scratchSize = s.size;
     walk.emit({ line: L.SCRATCH, frames, name: 'scratch',
-      why: s.fresh ? `The first call on this thread: the ${fmt(s.size)}-byte scratch is allocated now, once.`
-        : `This thread has called before, so its ${fmt(s.size)}-byte scratch already exists and is used as it is.` });
+      why: (s.fresh ? `The first call on this thread: the ${fmt(s.size)}-byte scratch is allocated now, once.`
+        : `This thread has called before, so its ${fmt(s.size)}-byte scratch already exists and is used as it is.`)
+        + (s.size < 65536 ? ' This demo shrinks the scratch to a few bytes so that the overflow happens on screen; '
+          + 'the real one is 64 KiB (65,536 B): choose it under Inputs.' : '') });
     walk.emit({ line: L.WRITER, frames,
       why: `The writer holds only the scratch's span (${fmt(s.size)} B). The pool is not touched.` });
 
