@@ -206,7 +206,8 @@ export function check(bytes, sequence = false, onToken = null) {
 // small value, not the input.
 const WHOLE_MAX = 16384;
 const TEXT_CHUNK = 65536;      // characters of JSON handed out at once
-const PIECE = 49152;           // bytes of a long bin (a multiple of 3: base64 pieces join) or units of a string
+const PIECE = 49152;
+const BATCH_BYTES = 65536;     // bytes of small array elements stringified at once           // bytes of a long bin (a multiple of 3: base64 pieces join) or units of a string
 
 /**
  * The JSON text of each value in ranges (from check()), each followed by
@@ -239,18 +240,20 @@ class TextOut {
     this.wholeMax = wholeMax;
     this.chunk = chunk;
     this.piece = piece;
-    this.parts = [];
+    this.text = '';
     this.size = 0;
+    this.batch = [];             // small elements of a big array, decoded, not yet written
+    this.batchBytes = 0;
   }
 
   put(s) {
-    this.parts.push(s);
+    this.text += s;
     this.size += s.length;
   }
 
   take() {
-    const s = this.parts.join('');
-    this.parts = [];
+    const s = this.text;
+    this.text = '';
     this.size = 0;
     return s;
   }
@@ -284,18 +287,44 @@ class TextOut {
     return decodeEnd;
   }
 
+  // A big array. Its small elements are stringified in batches, as one
+  // array whose brackets are cut off: one JSON.stringify call for many.
   * array(at, level) {
-    const [n, head] = containerHeader(this.bytes, at);
+    const bytes = this.bytes;
+    const [n, head] = containerHeader(bytes, at);
     const inner = `\n${pad(level + 1)}`;
     let p = at + head;
     if (n === 0) { this.put('[]'); return p; }
     this.put('[');
+    let first = true;
     for (let i = 0; i < n; i++) {
-      this.put(i === 0 ? inner : `,${inner}`);
+      const end = skip(bytes, p, p + this.wholeMax);
+      if (end >= 0) {
+        this.batch.push(jsonValue(decodeFrom(bytes, p, walkOptions)));
+        this.batchBytes += end - p;
+        p = end;
+        if (this.batchBytes >= BATCH_BYTES) { this.flushBatch(first, level); first = false; }
+        if (this.size >= this.chunk) yield this.take();
+        continue;
+      }
+      if (this.batch.length > 0) { this.flushBatch(first, level); first = false; }
+      this.put(first ? inner : `,${inner}`);
+      first = false;
       p = yield* this.value(p, level + 1);
     }
+    if (this.batch.length > 0) this.flushBatch(first, level);
     this.put(`\n${pad(level)}]`);
     return p;
+  }
+
+  // The batch's elements as lines of the array at `level`.
+  flushBatch(first, level) {
+    const text = JSON.stringify(this.batch, null, 2);       // "[\n  a,\n  b\n]"
+    const lines = text.slice(2, -2);
+    this.put(first ? '\n' : ',\n');
+    this.put(level === 0 ? lines : pad(level) + lines.replaceAll('\n', `\n${pad(level)}`));
+    this.batch = [];
+    this.batchBytes = 0;
   }
 
   // A big map: its keys are decoded first and ordered as jsonValue would
