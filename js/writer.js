@@ -163,6 +163,12 @@ function writeFloat64(v) {
   pos += 9;
 }
 
+// A key that the for-in above no longer visits, and its value now (undefined when deleted).
+function writeEntry(o, k, depth) {
+  writeString(k);
+  writeValue(o[k], depth);
+}
+
 // A number that is not an integer (always a float 64), written where it
 // was read: a double field or element passed to a call V8 does not inline
 // is boxed first (a 16-byte HeapNumber per value, garbage at once), and
@@ -417,7 +423,10 @@ function writeArray(a, depth) {
 // Object.keys's order (then inherited ones, left out), and over an object
 // V8 has seen before it reads the shape's cached key list, allocating
 // nothing. The keys are taken before any value is written, so a getter that
-// adds or deletes keys changes nothing here, as with Object.keys.
+// adds or deletes keys changes nothing here, as with Object.keys. The values
+// are then read in a second for-in, where V8 loads a field by its index
+// instead of looking the key up (measured faster than o[keys[i]]); a key
+// it no longer visits is written from the stack as Object.keys's would be.
 const keyStack = [];
 let keyTop = 0;
 const KEYS_KEPT = 4096;           // a deeper stack is cut back after the encode that grew it
@@ -430,14 +439,22 @@ function writeObjectMap(o, depth) {
   let i = start;
   try {
     writeHeader(n, 0x80, 0xde);
-    for (; i < keyTop; i++) {
-      const k = keyStack[i];
+    const last = keyTop;
+    for (const k in o) {                // values read here: V8 loads the field by its index
+      if (i === last) break;
+      if (k !== keyStack[i]) {          // a getter deleted keys (or k is inherited): as Object.keys would
+        const m = keyStack.indexOf(k, i);
+        if (m < 0 || m >= last) continue;
+        for (; i < m; i++) writeEntry(o, keyStack[i], depth);
+      }
       writeString(k);
       const v = o[k];
       if (typeof v !== 'number') writeValue(v, depth);
       else if (Number.isInteger(v)) writeNumber(v);
       else putFloat64(v);
+      i++;
     }
+    for (; i < last; i++) writeEntry(o, keyStack[i], depth);
   } catch (e) {
     throw within(e, keyStep(keyStack[i]));
   } finally {
