@@ -65,11 +65,26 @@ packr.useBuffer(Buffer.alloc(1 << 20));
 let sink = 0;
 let at = 0;
 const next = () => records[(at = (at + 1) & 63)];
+// The same records with integers for their fractions and other key names
+// (so that V8 gives them shapes of their own, whose fields hold small
+// integers, not doubles): what is left once no double is boxed.
+const intRecords = records.map(function ints(v) {
+  if (typeof v === 'number') return Math.trunc(v);
+  if (Array.isArray(v)) return v.map(ints);
+  if (v === null || typeof v !== 'object') return v;
+  const o = {};
+  for (const k of Object.keys(v)) o[`_${k}`] = ints(v[k]);
+  return o;
+});
+const nextInt = () => intRecords[(at = (at + 1) & 63)];
 const jobs = [
   { name: 'scratchpack encode()', ours: true, f: () => { sink ^= sp.encode(next()).length; } },
   { name: 'scratchpack encodeInto(reused)', ours: true, f: () => { sink ^= sp.encodeInto(next(), target); } },
   { name: 'msgpackr pack()', f: () => { sink ^= pack(next()).length; } },
   { name: 'msgpackr Packr.pack (useBuffer)', f: () => { sink ^= packr.pack(next()).length; } },
+  { name: 'scratchpack encode(), integers', ours: true, f: () => { sink ^= sp.encode(nextInt()).length; } },
+  { name: 'scratchpack encodeInto, integers', ours: true, f: () => { sink ^= sp.encodeInto(nextInt(), target); } },
+  { name: 'msgpackr pack(), integers', f: () => { sink ^= pack(nextInt()).length; } },
 ];
 
 const used = () => v8.getHeapStatistics().used_heap_size;
@@ -108,11 +123,12 @@ for (let r = 0; r < ROUNDS; r++) {
 }
 for (const j of jobs) { j.bytes = median(j.bytes); j.gcs = median(j.gcs); }
 // What is left of ours is V8's, not the walk's: 16 bytes for each of the
-// record's 20 fractional numbers (a double read out of an object field by
-// a keyed load is a new HeapNumber; records without them leave ~0 B/call
-// in encodeInto), and encode()'s result, a new Uint8Array.
-const peer = jobs.find((x) => x.name === 'msgpackr pack()');
+// record's 20 fractional numbers (a double read out of an object field is
+// a new HeapNumber; the integer rows have none), and encode()'s result, a
+// new Uint8Array over a new ArrayBuffer (msgpackr's pack() returns a view
+// of a buffer it shares between results).
 for (const j of jobs) {
+  const peer = jobs.find((x) => x.name === (j.name.endsWith('integers') ? 'msgpackr pack(), integers' : 'msgpackr pack()'));
   console.log(`  ${j.name.padEnd(34)} ${j.bytes.toFixed(0).padStart(6)} B/call  ${String(j.gcs).padStart(4)} GCs/100k calls` +
     (j.ours ? `   ${(j.bytes / peer.bytes).toFixed(2)}x msgpackr pack()'s bytes` : ''));
 }
@@ -121,7 +137,7 @@ if (SITES) {
   const SITE_CALLS = 20000;
   const session = new Session();
   session.connect();
-  for (const j of jobs.filter((x) => x.ours)) {
+  for (const j of jobs.filter((x) => x.ours && !x.name.endsWith('integers'))) {
     await session.post('HeapProfiler.startSampling', {
       samplingInterval: 1024, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true,
     });
