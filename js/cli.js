@@ -1,13 +1,15 @@
 #!/usr/bin/env node
 // cli.js -- the `scratchpack` command: `scratchpack inspect [file] [--json]`,
 // `scratchpack gen-c contracts.json [-o file.h]`.
-// Owns: the arguments, reading the file or stdin, where the lines go and
-// the exit code. Must not touch: reading MessagePack (inspect.js walks it
-// with the decoder) -- and it never loads the WebAssembly module.
+// Owns: the arguments, reading the file or stdin, where the lines go (the
+// JSON at the pace stdout drains) and the exit code. Must not touch:
+// reading MessagePack (inspect.js walks it with the decoder) -- and it
+// never loads the WebAssembly module.
 
+import { once } from 'node:events';
 import { readFile, writeFile } from 'node:fs/promises';
 import { ScratchpackError } from './errors.js';
-import { formatToken, headerLine, inspect, jsonValue, offsetWidth } from './inspect.js';
+import { check, formatToken, headerLine, jsonChunks, offsetWidth } from './inspect.js';
 
 const usage = `Usage: scratchpack inspect [file] [--json] [--sequence]
        scratchpack gen-c contracts.json [-o file.h] [--guard NAME]
@@ -83,10 +85,9 @@ async function inspectCommand(args) {
   const out = lineWriter(process.stdout);
   const width = offsetWidth(bytes.length);
   if (!o.json) out.line(headerLine(width));
-  const onToken = o.json ? undefined : (t) => out.line(formatToken(bytes, t, width));
-  let values;
+  let ranges;
   try {
-    values = inspect(bytes, onToken, o.sequence);
+    ranges = check(bytes, o.sequence, o.json ? null : (t) => out.line(formatToken(bytes, t, width)));
   } catch (e) {
     if (!(e instanceof ScratchpackError)) throw e;
     out.flush();
@@ -95,8 +96,11 @@ async function inspectCommand(args) {
     return 1;
   }
   if (!o.json) out.line('');
-  for (const v of values) out.line(JSON.stringify(jsonValue(v), null, 2));
   out.flush();
+  // The JSON is made as it is written, and no faster than stdout takes it:
+  // a big input never has its whole value, nor its whole text, in memory.
+  for (const text of jsonChunks(bytes, ranges))
+    if (!process.stdout.write(text)) await once(process.stdout, 'drain');
   return 0;
 }
 
