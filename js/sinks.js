@@ -788,9 +788,9 @@ const canResize = typeof ArrayBuffer === 'function' && typeof ArrayBuffer.protot
  * A big message's span in JS memory, outside linear memory (which never
  * shrinks): after the message is dropped, the garbage collector gives its
  * memory back. A resizable ArrayBuffer that reserves its address range
- * once and grows in place, doubling, so growing copies nothing and the
- * payload is copied once, from the value into the result (a host without
- * resizable buffers doubles by copying). Typed arrays are encoded by C in
+ * once and grows in place, so growing copies nothing and the payload is
+ * copied once, from the value into the result (a host without resizable
+ * buffers doubles by copying). Typed arrays are encoded by C in
  * the staging block, a chunk at a time, and copied in.
  */
 export class OutSink {
@@ -805,13 +805,17 @@ export class OutSink {
     this.grow(size);
   }
 
-  // Room for at least 'need' bytes: in place when the buffer is resizable.
+  // Room for at least 'need' bytes: in place when the buffer is resizable,
+  // by an eighth more each time (growing costs no copy; shrinking to the
+  // message at the end zeroes the tail, touching it, so the tail stays
+  // small); a plain buffer doubles (each growth is a copy).
   grow(need) {
-    const cap = Math.max(need, this.end * 2);
+    const resizable = canResize && this.buf !== null && this.buf.resizable;
+    const cap = Math.max(need, resizable ? this.end + (this.end >>> 3) : this.end * 2);
     if (need > OUT_MAX) throw new EncodeFailure(codes.NOMEM, `a message of more than ${OUT_MAX} bytes`);
     const buf = this.buf;
     try {
-      if (buf !== null && canResize && buf.resizable) {
+      if (resizable) {
         buf.resize(Math.min(cap, buf.maxByteLength));
       } else {
         const next = canResize ? new ArrayBuffer(Math.min(cap, OUT_MAX), { maxByteLength: OUT_MAX })
