@@ -323,6 +323,7 @@ function writeRaw(b) {
     pos += n;
     return;
   }
+  if (n > sink.big) more(n);            // JS memory, in one piece (see writeUtf8Body)
   for (let i = 0; i < n;) {
     if (pos >= end) more(Math.min(n - i, RAW_CHUNK));
     const k = Math.min(end - pos, n - i);
