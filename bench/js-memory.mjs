@@ -87,7 +87,7 @@ if (PART !== 'table') {
     for (const [who, wasm] of [['ours', 'single'], ['ours', 'threads'], ['msgpackr', '-']]) {
       const r = part('rss', who, wasm, what);
       console.log(`  ${what} ${(who === 'ours' ? `scratchpack ${wasm}` : 'msgpackr').padEnd(22)} before ${mb(r.before)}, ` +
-        `peak ${mb(r.atPeak)}, after ${mb(r.after)} (+${mb(r.after - r.before)}), after trim ${mb(r.trimmed)}` +
+        `peak ${mb(r.atPeak)}, after ${mb(r.after)} (${r.after >= r.before ? '+' : ''}${mb(r.after - r.before)}), after trim ${mb(r.trimmed)}` +
         `${r.ok ? '' : ' WRONG RESULT'}`);
     }
   }
