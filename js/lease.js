@@ -26,7 +26,7 @@ const EMPTY = new Uint8Array(0);
  * declaration (Symbol.dispose), or the garbage collector once neither the
  * lease nor a view it handed out can be reached. After that it must not be
  * read (a block of linear memory goes back to malloc; an array of its own
- * is let go, and bytes reads as empty).
+ * is let go), and lease.bytes throws RELEASED.
  *
  * Views and growth: shared memory keeps a view made before memory grew
  * valid (its buffer keeps its old length, which covers the message).
