@@ -4,6 +4,14 @@
 //
 //   npm run bench:memory              (node bench/js-memory.mjs [rounds], both builds)
 //   npm run bench:memory -- --node 24 (or SP_NODE=24: on the pinned Node 24; 22, or a path)
+//   SP_BENCH_PART=parts npm run bench:memory    only the first part; =table only the second
+//
+// First part (issue 20), each figure from a process of its own
+// (bench/js-memory-parts.mjs), ours beside msgpackr's, interleaved, `rounds`
+// times: 200,000 forgotten leases in one synchronous loop; RSS after one
+// ~300 MB message encoded and decoded and the results dropped; one 512 MiB
+// Uint8Array or string encoded on a fresh instance (time, peak RSS); a
+// lease posted to a worker (the bytes that travel).
 //
 // Workloads: a 200 MiB Uint8Array, a 150 MiB ASCII string, 3,000,000 small
 // objects, a 256 MiB Float64Array. Figures are medians of `rounds` runs
@@ -12,6 +20,9 @@
 import { nodeLine } from './node-select.mjs';   // first: may rerun this script on another Node
 import { Decoder, Encoder } from '@msgpack/msgpack';
 import { Packr, unpack } from 'msgpackr';
+
+import { execFileSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 
 import { createScratchpack, decode } from '../js/index.js';
 
@@ -51,7 +62,50 @@ const mib = (n) => `${(n / MiB).toFixed(1)} MiB`;
 
 console.log(`scratchpack JS memory bench on ${nodeLine}, medians of ${ROUNDS} runs`);
 
-for (const wasm of ['threads', 'single']) {
+const PART = process.env.SP_BENCH_PART || 'all';
+const partsScript = fileURLToPath(new URL('./js-memory-parts.mjs', import.meta.url));
+const part = (...args) => JSON.parse(execFileSync(process.execPath, [partsScript, ...args.map(String)],
+  { encoding: 'utf8', maxBuffer: 1 << 20 }).trim().split('\n').pop());
+const mb = (n) => `${(n / MiB).toFixed(0)} MiB`;
+const med = (xs) => xs.slice().sort((a, b) => a - b)[xs.length >> 1];
+
+if (PART !== 'table') {
+  console.log('leases: 200,000 encodeView() in one synchronous loop, never released (msgpackr: 200,000 pack() results kept)');
+  for (const [who, wasm] of [['ours', 'threads'], ['ours', 'single'], ['msgpackr', '-']]) {
+    const r = part('leases', who, wasm);
+    console.log(`  ${(who === 'ours' ? `scratchpack ${wasm}` : 'msgpackr').padEnd(22)} failed ${r.failed}, ` +
+      `RSS +${mb(r.rssGrowth)}, linear memory ${r.heapPerLease.toFixed(1)} B per lease ` +
+      `(messages ${r.messageBytes.toFixed(1)} B), ${r.ms.toFixed(0)} ms`);
+  }
+  for (const wasm of ['single', 'threads']) {
+    const r = part('post', 'ours', wasm);
+    console.log(`posting a lease (${wasm}): message ${r.message} B, the worker receives a buffer of ${r.buffer} B` +
+      `${r.shared ? ' (shared: linear memory itself, no copy)' : ''}`);
+  }
+  console.log('\nRSS around one ~300 MB message: encode, decode, results dropped, collected (then trim())');
+  for (const what of ['bin', 'str']) {
+    for (const [who, wasm] of [['ours', 'single'], ['ours', 'threads'], ['msgpackr', '-']]) {
+      const r = part('rss', who, wasm, what);
+      console.log(`  ${what} ${(who === 'ours' ? `scratchpack ${wasm}` : 'msgpackr').padEnd(22)} before ${mb(r.before)}, ` +
+        `peak ${mb(r.atPeak)}, after ${mb(r.after)} (${r.after >= r.before ? '+' : ''}${mb(r.after - r.before)}), after trim ${mb(r.trimmed)}` +
+        `${r.ok ? '' : ' WRONG RESULT'}`);
+    }
+  }
+  console.log(`\none 512 MiB value encoded on a fresh instance (median of ${ROUNDS}, interleaved with msgpackr)`);
+  for (const what of ['bin', 'str']) {
+    for (const wasm of ['single', 'threads']) {
+      const ours = [], peer = [], peakOurs = [], peakPeer = [];
+      for (let r = 0; r < ROUNDS; r++) {
+        const a = part('big', 'ours', wasm, what), b = part('big', 'msgpackr', wasm, what);
+        ours.push(a.ms); peer.push(b.ms); peakOurs.push(a.peakOverStart); peakPeer.push(b.peakOverStart);
+      }
+      console.log(`  ${what} ${wasm.padEnd(8)} scratchpack ${fmt(med(ours))}, peak RSS +${mb(med(peakOurs))}; ` +
+        `msgpackr ${fmt(med(peer))}, +${mb(med(peakPeer))}; ratio ${(med(peer) / med(ours)).toFixed(2)}x msgpackr's speed`);
+    }
+  }
+}
+
+for (const wasm of PART === 'parts' ? [] : ['threads', 'single']) {
   const sp = await createScratchpack({ wasm });
   sp.encode({ warm: 'up' });
   const base = sp.stats().heap;

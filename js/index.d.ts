@@ -68,7 +68,7 @@ export declare class Ext {
 }
 
 /**
- * A view of linear memory that nothing writes over until the lease ends:
+ * A finished message that nothing writes over until the lease ends:
  * release() (detached too), the end of a `using` block, or -- once neither
  * the lease nor its view can be reached -- the garbage collector.
  * @example
@@ -86,18 +86,18 @@ export declare class Lease implements Disposable {
   /** Only encodeView makes leases. */
   private constructor();
   /**
-   * The message: a view of the module's memory (a SharedArrayBuffer in the
-   * pthread build), so not a `BufferSource`; copy it (`.slice()`) to own it.
-   * In the single-threaded build a view made before memory grew reads as
-   * empty (its buffer was detached): read `lease.bytes` again after other
-   * calls on the instance. (In the pthread build it stays valid.)
-   * Reading it after the lease has ended throws RELEASED (a view taken
-   * before then is not checked: do not read it after release()).
+   * The message. Pthread build: a view of a block of the module's shared
+   * memory of exactly the message's size (a SharedArrayBuffer, so not a
+   * `BufferSource`; posted to a worker it is read there without a copy).
+   * Single-threaded build, and any message past `bigMessage`: an array of
+   * its own of exactly the message's size (posting it copies those bytes
+   * and no more). Reading it after the lease has ended throws RELEASED (a
+   * view taken before then is not checked: do not read it after release()).
    */
   readonly bytes: Uint8Array<ArrayBufferLike>;
   /** False once the lease has ended. */
   readonly live: boolean;
-  /** Gives the memory back to the scratch or the pool. Idempotent; works detached. */
+  /** Gives the block back to malloc (or lets the array go). Idempotent; works detached. */
   readonly release: () => void;
   /** The same as release(): what `using` calls. */
   [Symbol.dispose](): void;
@@ -259,6 +259,16 @@ export interface ScratchpackOptions {
    * per bucket up to 128 KiB is ~25 MiB).
    */
   cacheLimit?: number | undefined;
+  /**
+   * A message that passes this many bytes (default 8 MiB) is moved out of
+   * linear memory, which never shrinks, into JS memory (a resizable
+   * ArrayBuffer, grown in place), which the garbage collector gives back
+   * once the message is dropped: encode() returns it, encodeView() leases
+   * it as an array of its own. 0 .. 2^32 - 1, or Infinity (every message
+   * stays in linear memory until it is copied out). Not for compressed
+   * messages, nor for encodeAsync's work on a worker.
+   */
+  bigMessage?: number | undefined;
   /** Your classes as ext types (see {@link Extension}), for every encode and decode of the instance. */
   extensions?: readonly Extension<any>[] | undefined;
   /**
@@ -290,7 +300,11 @@ export interface ScratchpackStats {
    * and the most it may grow to (maxMemory), and the staging block kept.
    */
   heap: { used: number; total: number; size: number; max: number; staging: number };
-  /** Leases not yet ended, and the bytes of their messages. */
+  /**
+   * Leases on linear memory not yet ended, and the bytes of their messages
+   * (each pins a malloc block of its message's size; leases on arrays of
+   * their own are not counted).
+   */
   leases: number;
   leaseBytes: number;
   threads: number;
@@ -438,8 +452,10 @@ export declare class Scratchpack {
   encode<T>(this: Scratchpack, value: T, options: ContractOption<T>): Uint8Array<ArrayBuffer>;
 
   /**
-   * The message left in linear memory, leased: no later encode writes over
-   * it until lease.release().
+   * The message, leased: no later encode writes over it until
+   * lease.release(). Pthread build: a block of shared linear memory of
+   * exactly its size; single-threaded build, or past bigMessage: an array of
+   * its own (see {@link Lease.bytes}).
    * @example
    * const lease = sp.encodeView(value);
    * port.postMessage(lease.bytes);       // a SharedArrayBuffer view: no copy

@@ -1,9 +1,10 @@
-// lease.js -- a view of linear memory that the caller holds until release().
+// lease.js -- a finished message that the caller holds until release().
 // Owns: the lease's life (live -> released, once, by release(), by
 // Symbol.dispose or, for a lease nobody can reach any more, by the garbage
-// collector) and its view (re-made when memory grew under a single-threaded
-// build). Must not touch: what is under the view; the entry that made it
-// takes it back in _endLease.
+// collector) and its view (of a block of linear memory of exactly the
+// message's size, or of JS memory of its own; re-made if memory grew under
+// a view of a non-shared memory). Must not touch: what is under the view;
+// the entry that made it takes it back in _endLease.
 
 import { ScratchpackError, codes } from './errors.js';
 
@@ -12,25 +13,28 @@ const released = () => new ScratchpackError(codes.RELEASED,
 
 const dispose = typeof Symbol.dispose === 'symbol' ? Symbol.dispose : Symbol.for('Symbol.dispose');
 
+const EMPTY = new Uint8Array(0);
+
 /**
- * { bytes, release() }: bytes is a Uint8Array over the module's linear
- * memory. Nothing writes over it until the lease ends: release() (which
+ * { bytes, release() }: bytes is the message. In the pthread build it is a
+ * Uint8Array over the module's shared linear memory (a block of exactly the
+ * message's size: a worker it is posted to reads it without a copy); in the
+ * single-threaded build, and for messages past the instance's bigMessage,
+ * it is a Uint8Array of its own (posting it copies the message's bytes and
+ * no more). Nothing writes over it until the lease ends: release() (which
  * works detached: `const { bytes, release } = sp.encodeView(v)`), a `using`
  * declaration (Symbol.dispose), or the garbage collector once neither the
  * lease nor a view it handed out can be reached. After that it must not be
- * read (the memory goes back to the scratch or the pool).
+ * read (a block of linear memory goes back to malloc; an array of its own
+ * is let go), and lease.bytes throws RELEASED.
  *
- * Views and growth: in the pthread build memory is shared, and a view made
- * before memory grew stays valid (its buffer keeps its old length, which
- * covers the message). In the single-threaded build growth detaches the old
- * buffer: a view made before reads as empty, and `bytes` makes a new one --
- * so read lease.bytes again after any other call on the instance.
+ * Views and growth: shared memory keeps a view made before memory grew
+ * valid (its buffer keeps its old length, which covers the message).
  */
 export class Lease {
-  /** owner._endLease(lease) gives the memory back (holder: what holds it, the entry's sink). */
-  constructor(owner, holder, ptr, length, view) {
+  /** owner._endLease(lease) gives the memory back (ptr: the block's address; -1: JS memory of its own). */
+  constructor(owner, ptr, length, view) {
     this._owner = owner;
-    this._holder = holder;
     this._ptr = ptr;
     this._length = length;
     this._view = view;
@@ -68,8 +72,8 @@ export class Lease {
     const owner = this._owner;
     if (owner === null) return;
     this._owner = null;
-    owner._endLease(this);
-    this._holder = null;
+    if (this._ptr >= 0) owner._endLease(this);
+    else this._view = EMPTY;            // the garbage collector may have the message now
   }
 
   /** `using lease = sp.encodeView(v)` releases it at the end of the block. */

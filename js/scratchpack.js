@@ -32,7 +32,7 @@ const MiB = 1 << 20;
  * cannot hold (a JS number past 2^32 would wrap in the i32 conversion).
  */
 const OPTIONS = ['threads', 'scratchSize', 'pool', 'limits', 'wasm', 'wasmBinary', 'maxMemory', 'cacheLimit',
-  'extensions', 'compression'];
+  'extensions', 'compression', 'bigMessage'];
 const POOL_OPTIONS = ['kind', 'maxLength', 'perBucket', 'partitions', 'perPartition', 'sequences'];
 const LIMIT_OPTIONS = Object.keys(decodeDefaults).filter((k) => k.startsWith('max'));
 const poolKinds = ['default', 'bucket', 'shared', 'lockfree'];
@@ -51,6 +51,12 @@ export const POOL_LIMITS = Object.freeze({
 
 /** What the instance keeps cached between calls by default: the pool's arrays, in bytes. */
 export const DEFAULT_CACHE_LIMIT = 4 * MiB;
+/**
+ * A message that passes this many bytes leaves linear memory for JS memory
+ * (sinks.js, OutSink): linear memory never shrinks, JS memory goes back
+ * once the message is dropped. Below it nothing changes.
+ */
+export const DEFAULT_BIG_MESSAGE = 8 * MiB;
 // The wasm32 limit (the builds' MAXIMUM_MEMORY less one page); the module reports the same.
 const MEMORY_MAX = 2 ** 32 - 65536;
 // encode()'s JS scratch (ScratchSink), at most: a message that fits calls
@@ -129,6 +135,7 @@ export function normalize(o) {
     cacheLimit: o.cacheLimit ?? DEFAULT_CACHE_LIMIT,
     extensions: extensionTable(o.extensions),       // ext.js: a table, or null
     compression: COMPRESSIONS.indexOf(o.compression ?? 'none'),
+    bigMessage: o.bigMessage ?? DEFAULT_BIG_MESSAGE,
   };
   if (r.compression < 0)
     throw bad(`compression must be one of ${COMPRESSIONS.map((c) => `'${c}'`).join(', ')}, not ${
@@ -137,6 +144,7 @@ export function normalize(o) {
   integerIn(r.scratchSize, 8, 1 << 30, 'scratchSize');
   integerIn(r.maxMemory, 16 * MiB, MEMORY_MAX, 'maxMemory');
   if (r.cacheLimit !== Infinity) integerIn(r.cacheLimit, 0, U32_MAX, 'cacheLimit');
+  if (r.bigMessage !== Infinity) integerIn(r.bigMessage, 0, U32_MAX, 'bigMessage');
   if (typeof r.limits !== 'object' || r.limits === null) throw bad('limits must be an object');
   onlyKnown(r.limits, LIMIT_OPTIONS, 'limit');
   if (!['auto', 'threads', 'single'].includes(r.wasm)) throw bad("wasm must be 'auto', 'threads' or 'single'");
@@ -180,7 +188,8 @@ export class Scratchpack {
     this._sinks = [];
     this._targets = [];
     this._scratches = [];                 // encode()'s JS scratches, one per nesting level
-    this._bigLast = false;                // the last encode() did not fit the JS scratch
+    this._big = o.bigMessage;             // messages past it are written to JS memory
+    this._bigLast = 0;                    // the last encode(): 0 in the JS scratch, 1 in C, 2 in JS memory
     this._leases = 0;
     this._leaseBytes = 0;
     this._fresh = null;                   // the newest lease, watched from the next call on
@@ -235,18 +244,15 @@ export class Scratchpack {
   encode(value, options) {
     this._open();
     const via = contractOf(options);
-    // Compressing, with no scratch, or right after a message too big for
-    // the JS scratch (the next is likely as big: it would be moved again):
-    // straight into C.
-    if (this._compression !== 0 || this._scratchSize === 0 || this._bigLast) return this._encodeInC(value, via);
+    // Compressing, or with no scratch: straight into C.
+    if (this._compression !== 0 || this._scratchSize === 0) return this._encodeInC(value, via);
     if (this._fresh !== null) this._watchFresh();
-    const s = this._scratches.pop() || new ScratchSink(Math.min(this._scratchSize, JS_SCRATCH),
-      () => this._takeSink());
+    const s = this._scratches.pop() || this._newScratch();
     this._depth++;
     try {
-      s.begin(this._scratchSize);
+      this._beginScratch(s);
       encodeWith(s, value, this._maxDepth, this._ext, via);
-      this._bigLast = s.hs !== null;
+      this._bigLast = s.inJs() ? 2 : s.hs !== null ? 1 : 0;
       return s.copyOut();
     } catch (e) {
       throw this._fail(e);
@@ -257,6 +263,18 @@ export class Scratchpack {
     }
   }
 
+  _newScratch() {
+    return new ScratchSink(Math.min(this._scratchSize, JS_SCRATCH), () => this._takeSink(), this._heap, this._big);
+  }
+
+  // Right after a message too big for the JS scratch the next is likely as
+  // big: it starts where that one ended, rather than be moved there again.
+  _beginScratch(s) {
+    s.begin(this._scratchSize);
+    if (this._bigLast === 1) s.migrate();
+    else if (this._bigLast === 2) s.toJs(0);
+  }
+
   // encode() straight through a C entry (see encode).
   _encodeInC(value, via) {
     const s = this._takeSink();
@@ -264,9 +282,7 @@ export class Scratchpack {
     try {
       s.beginArray(this._scratchSize, this._compression);
       encodeWith(s, value, this._maxDepth, this._ext, via);
-      const out = s.copyOut();
-      this._bigLast = out.length > JS_SCRATCH;
-      return out;
+      return s.copyOut();
     } catch (e) {
       throw this._fail(e);
     } finally {
@@ -277,28 +293,64 @@ export class Scratchpack {
   }
 
   /**
-   * Encodes value and returns a lease on it in linear memory: lease.bytes
-   * is a view no later encode writes over until the lease ends.
+   * Encodes value and returns a lease on it: lease.bytes is the message,
+   * which nothing writes over until the lease ends (lease.js). Pthread
+   * build: a block of shared linear memory of exactly the message's size
+   * (a worker reads it without a copy); single-threaded build, or past
+   * bigMessage: an array of its own, as encode() returns.
    */
   encodeView(value, options) {
     this._open();
     const via = contractOf(options);
+    if (!this.threaded) return this._ownLease(this.encode(value, options));
+    if (this._compression !== 0 || this._scratchSize === 0) return this._viewInC(value, via);
+    if (this._fresh !== null) this._watchFresh();
+    const s = this._scratches.pop() || this._newScratch();
+    this._depth++;
+    try {
+      this._beginScratch(s);
+      encodeWith(s, value, this._maxDepth, this._ext, via);
+      if (s.inJs()) {
+        this._bigLast = 2;
+        return this._ownLease(s.copyOut());
+      }
+      this._bigLast = s.hs !== null ? 1 : 0;
+      return this._heapLease(s.copyToHeap(), s.messageLength);
+    } catch (e) {
+      throw this._fail(e);
+    } finally {
+      this._depth--;
+      s.done(this._sinks);
+      this._scratches.push(s);
+    }
+  }
+
+  // encodeView straight through a C entry (compressing, or no scratch).
+  _viewInC(value, via) {
     const s = this._takeSink();
-    let p;
     this._depth++;
     try {
       s.beginArray(this._scratchSize, this._compression);
       encodeWith(s, value, this._maxDepth, this._ext, via);
-      p = s.message();
+      return this._heapLease(s.copyToHeap(), s.messageLength);
     } catch (e) {
-      s.release();
-      this._sinks.push(s);
       throw this._fail(e);
     } finally {
       this._depth--;
+      s.release();
+      this._sinks.push(s);
     }
-    const n = s.messageLength;
-    const lease = new Lease(this, s, p, n, this._viewAt(p, n));
+  }
+
+  // A lease on a message in an array of its own: nothing to give back.
+  _ownLease(bytes) {
+    return new Lease(this, -1, bytes.length, bytes);
+  }
+
+  // A lease on a block of linear memory (heap.alloc) of exactly n bytes.
+  _heapLease(p, n) {
+    if (this._fresh !== null) this._watchFresh();      // one made by a getter meanwhile
+    const lease = new Lease(this, p, n, this._viewAt(p, n));
     this._leases++;
     this._leaseBytes += n;
     this._fresh = lease;
@@ -311,20 +363,18 @@ export class Scratchpack {
     return new Uint8Array(this._heap.buffer, p, n);
   }
 
-  // A lease ends (release or dispose): its writer gives back the scratch
-  // or sequence under it.
+  // A lease on linear memory ends (release or dispose): its block goes back to malloc.
   _endLease(lease) {
     if (lease === this._fresh) this._fresh = null;      // nothing to watch
     else if (lease._grip !== null) lease._grip.ended = true;
-    this._endHeld(lease._holder, lease._length);
+    this._endHeld(lease._ptr, lease._length);
   }
 
-  _endHeld(s, bytes) {
+  _endHeld(p, bytes) {
     this._leases--;
     this._leaseBytes -= bytes;
     if (this._closed) return;
-    s.release();
-    this._sinks.push(s);
+    this._heap.free(p, bytes);
   }
 
   // The newest lease outlived the call that made it: from now on the
@@ -336,7 +386,7 @@ export class Scratchpack {
     const l = this._fresh;
     this._fresh = null;
     if (this._reclaim === null) return;
-    const grip = { sink: l._holder, bytes: l._length, views: 0, ended: false };
+    const grip = { ptr: l._ptr, bytes: l._length, views: 0, ended: false };
     l._grip = grip;
     this._watchView(l._view, grip);
     if (l._views !== null) for (const v of l._views) if (v !== l._view) this._watchView(v, grip);
@@ -351,7 +401,7 @@ export class Scratchpack {
   _reclaimed(grip) {
     if (--grip.views > 0 || grip.ended) return;
     grip.ended = true;
-    this._endHeld(grip.sink, grip.bytes);
+    this._endHeld(grip.ptr, grip.bytes);
   }
 
   /**
@@ -452,7 +502,9 @@ export class Scratchpack {
     const heap = this._heap, size = ctor.BYTES_PER_ELEMENT;
     const avail = Math.min(src.length - at, 9 * n + 5);
     const outOff = (avail + 7) & ~7, total = outOff + n * size;
-    if (total > heap.cap) return null;          // the JS decoder reads it without C's help
+    // Past bigMessage the JS decoder reads it without C's help: staging it
+    // would grow linear memory for good.
+    if (total > heap.cap || total > this._big) return null;
     let inAt;
     try {
       inAt = heap.reserve(total);
@@ -485,7 +537,7 @@ export class Scratchpack {
   // a closed instance.
   _inflate(src, s, sEnd, out, d, plain) {
     const n = sEnd - s;
-    if (plain < INFLATE_MIN || plain < 2 * n || plain > 32 * n || this._closed) return null;
+    if (plain < INFLATE_MIN || plain < 2 * n || plain > 32 * n || n + plain > this._big || this._closed) return null;
     const heap = this._heap;
     let at;
     try {

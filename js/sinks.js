@@ -411,6 +411,21 @@ export class HeapSink {
     return out;
   }
 
+  /**
+   * The finished message copied into a block of linear memory of exactly
+   * its size (heap.alloc), which outlives the entry: returns its address,
+   * and leaves its length in this.messageLength.
+   */
+  copyToHeap() {
+    this.finish();
+    const heap = this.heap, n = this.length();
+    const p = heap.alloc(n, 'a lease');
+    let at = p;
+    this.pieces((q, len) => { heap.u8.copyWithin(at, q, q + len); at += len; });
+    this.messageLength = n;
+    return p;
+  }
+
   /** Copies of each piece, in order (the to_stream hand-off). */
   segments() {
     this.finish();
@@ -567,20 +582,26 @@ export class TargetSink {
  * call into C at all. The first reservation it cannot give moves the bytes
  * written so far, once, into a C entry (a heap sink's scratch, migrating in
  * turn to pooled segments) and the walk goes on there: C's one-way
- * migration, in JS. Typed arrays migrate at once (C writes them).
+ * migration, in JS. Typed arrays migrate at once (C writes them). A message
+ * that passes 'big' bytes moves once more, out of linear memory (which
+ * never shrinks) into JS memory (OutSink), where it grows without copies.
  */
 export class ScratchSink {
-  constructor(size, takeHeapSink) {
+  constructor(size, takeHeapSink, heap, big) {
     this.buf = new Uint8Array(size);
     this.bufDv = null;
     this.take = takeHeapSink;      // () => a HeapSink, the entry's own
-    this.hs = null;                // the heap sink after migration
+    this.heap = heap;
+    this.big = big;                // past this many bytes the message goes to JS memory
+    this.hs = null;                // where the walk writes after migration: a HeapSink or an OutSink
+    this.held = null;              // the HeapSink taken, if any (released by done())
     this.scratchSize = 0;
     this.fixed = false;
     this.u8 = null;
     this.dv = null;
     this.pos = 0;
     this.end = 0;
+    this.messageLength = 0;
   }
 
   begin(scratchSize) {
@@ -601,28 +622,62 @@ export class ScratchSink {
   // Into C: a to_array entry, the bytes written so far copied to its span.
   migrate() {
     const hs = this.take();
-    this.hs = hs;                  // from here on, release() ends the entry
+    this.hs = this.held = hs;      // from here on, done() ends the entry
     hs.beginArray(this.scratchSize, 0);
     hs.putBytes(this.buf, this.pos);
     this.pull();
   }
 
-  // The heap sink's span as ours (after a call on it).
+  /** Whether the message is in JS memory past 'big' (then copyOut is its own array). */
+  inJs() {
+    return this.hs !== null && this.hs !== this.held;
+  }
+
+  // Bytes written so far, plus n, would pass 'big'.
+  passes(n) {
+    const hs = this.hs;
+    if (hs === null) return this.pos + n > this.big;
+    if (hs !== this.held) return false;             // in JS memory already
+    hs.pos = this.pos;
+    hs.store();
+    return hs.length() + n > this.big;
+  }
+
+  // Out of linear memory: what was written is copied into an OutSink, and
+  // the C entry gives its scratch or segments back at once.
+  toJs(n) {
+    const hs = this.hs;
+    const out = new OutSink(this.heap, 2 * this.big + n);
+    if (hs === null) {
+      out.putBytes(this.buf, this.pos);
+    } else {
+      hs.pos = this.pos;
+      hs.finish();
+      hs.pieces((p, len) => out.putHeap(p, len));
+      hs.release();
+    }
+    this.hs = out;
+    this.pull();
+  }
+
+  // The current sink's span as ours (after a call on it).
   pull() {
     const hs = this.hs;
     this.u8 = hs.u8; this.dv = hs.dv; this.pos = hs.pos; this.end = hs.end;
   }
 
   more(n) {
-    if (this.hs === null) this.migrate();
-    else this.hs.pos = this.pos;
+    if (this.passes(n)) this.toJs(n);
+    else if (this.hs === null) this.migrate();
+    this.hs.pos = this.pos;
     if (this.hs.end - this.hs.pos < n) this.hs.more(n);
     this.pull();
   }
 
   array(kind, view) {
-    if (this.hs === null) this.migrate();
-    else this.hs.pos = this.pos;
+    if (this.passes(arrayMinBytes(kind, view.length))) this.toJs(0);
+    else if (this.hs === null) this.migrate();
+    this.hs.pos = this.pos;
     const bytes = this.hs.array(kind, view);
     this.pull();
     return bytes;
@@ -636,9 +691,10 @@ export class ScratchSink {
 
   /** The message as a new Uint8Array of exactly its size. */
   copyOut() {
-    if (this.hs !== null) {
-      this.hs.pos = this.pos;
-      return this.hs.copyOut();
+    const hs = this.hs;
+    if (hs !== null) {
+      hs.pos = this.pos;
+      return hs === this.held ? hs.copyOut() : hs.result();
     }
     const n = this.pos, buf = this.buf;
     if (n > 48) return buf.slice(0, n);
@@ -647,10 +703,29 @@ export class ScratchSink {
     return out;
   }
 
+  /**
+   * The message copied into a block of linear memory of exactly its size
+   * (heap.alloc): returns its address, and leaves its length in
+   * this.messageLength. Only while it is not in JS memory.
+   */
+  copyToHeap() {
+    const heap = this.heap, hs = this.hs;
+    if (hs === null) {
+      const n = this.pos, p = heap.alloc(n, 'a lease');
+      heap.u8.set(n === this.buf.length ? this.buf : this.buf.subarray(0, n), p);
+      this.messageLength = n;
+      return p;
+    }
+    hs.pos = this.pos;
+    const p = hs.copyToHeap();
+    this.messageLength = hs.messageLength;
+    return p;
+  }
+
   /** Ends the call: the heap sink, if one was taken, is released and put in pool. */
   done(pool) {
-    const hs = this.hs;
-    this.hs = null;
+    const hs = this.held;
+    this.hs = this.held = null;
     this.u8 = this.dv = null;
     if (hs !== null) {
       hs.release();
@@ -702,5 +777,102 @@ export class GrowSink {
     const out = this.buf.slice(0, this.pos);
     if (this.buf.length > 1 << 20) { this.buf = this.u8 = new Uint8Array(4096); this.bufDv = this.dv = null; }
     return out;
+  }
+}
+
+// The most a resizable ArrayBuffer may reserve here (V8 refuses more than 4 GiB).
+const OUT_MAX = 2 ** 32;
+const canResize = typeof ArrayBuffer === 'function' && typeof ArrayBuffer.prototype.resize === 'function';
+
+/**
+ * A big message's span in JS memory, outside linear memory (which never
+ * shrinks): after the message is dropped, the garbage collector gives its
+ * memory back. A resizable ArrayBuffer that reserves its address range
+ * once and grows in place, so growing copies nothing and the payload is
+ * copied once, from the value into the result (a host without resizable
+ * buffers doubles by copying). Typed arrays are encoded by C in
+ * the staging block, a chunk at a time, and copied in.
+ */
+export class OutSink {
+  constructor(heap, size) {
+    this.heap = heap;
+    this.fixed = false;
+    this.pos = 0;
+    this.buf = null;
+    this.u8 = null;
+    this.dv = null;
+    this.end = 0;
+    this.grow(size);
+  }
+
+  // Room for at least 'need' bytes: in place when the buffer is resizable,
+  // by an eighth more each time (growing costs no copy; shrinking to the
+  // message at the end zeroes the tail, touching it, so the tail stays
+  // small); a plain buffer doubles (each growth is a copy).
+  grow(need) {
+    const resizable = canResize && this.buf !== null && this.buf.resizable;
+    const cap = Math.max(need, resizable ? this.end + (this.end >>> 3) : this.end * 2);
+    if (need > OUT_MAX) throw new EncodeFailure(codes.NOMEM, `a message of more than ${OUT_MAX} bytes`);
+    const buf = this.buf;
+    try {
+      if (resizable) {
+        buf.resize(Math.min(cap, buf.maxByteLength));
+      } else {
+        const next = canResize ? new ArrayBuffer(Math.min(cap, OUT_MAX), { maxByteLength: OUT_MAX })
+          : new ArrayBuffer(cap);
+        if (buf !== null) new Uint8Array(next).set(new Uint8Array(buf, 0, this.pos));
+        this.buf = next;
+      }
+    } catch (e) {
+      const f = new EncodeFailure(codes.NOMEM, `no memory for a message of ${cap} bytes (${e.message})`);
+      f.cause = e;
+      throw f;
+    }
+    this.end = this.buf.byteLength;
+    this.u8 = new Uint8Array(this.buf, 0, this.end);
+    this.dv = null;
+  }
+
+  view() {
+    return (this.dv ??= new DataView(this.buf, 0, this.end));
+  }
+
+  /** Nothing to re-make: this is not linear memory. */
+  sync() {}
+
+  more(n) {
+    if (this.end - this.pos < n) this.grow(this.pos + n);
+  }
+
+  array(kind, view) {
+    const need = arrayMinBytes(kind, view.length);
+    if (this.pos + need > OUT_MAX)
+      throw new EncodeFailure(codes.NOMEM, `an array of ${view.length} elements needs ${need} bytes, ` +
+        `more than a message may take (${OUT_MAX})`);
+    writeNumeric(this, this.heap, kind, view);
+    this.heap.unstage();
+    return null;
+  }
+
+  /** Copies n staged bytes at heap address p into the span. */
+  putHeap(p, n) {
+    if (this.end - this.pos < n) this.grow(this.pos + n);
+    this.u8.set(this.heap.u8.subarray(p, p + n), this.pos);
+    this.pos += n;
+  }
+
+  /** Copies bytes[0..n) into the span. */
+  putBytes(bytes, n) {
+    if (this.end - this.pos < n) this.grow(this.pos + n);
+    this.u8.set(bytes.subarray(0, n), this.pos);
+    this.pos += n;
+  }
+
+  /** The message: a view of exactly its bytes; the buffer shrinks to it. */
+  result() {
+    const n = this.pos, buf = this.buf;
+    if (canResize && buf.resizable) buf.resize(n);
+    this.u8 = this.dv = null;
+    return new Uint8Array(buf, 0, n);
   }
 }

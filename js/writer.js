@@ -277,7 +277,9 @@ function writeLongerString(s, n) {
     pos += size + len;
     return;
   }
-  if (end - pos < n + 9 && !sink.fixed && n + 9 <= OPTIMISTIC_MAX) more(n + 9);
+  // (A sink with a 'big' bound moves a string past it to JS memory, where
+  // the room costs no copy: mostly-ASCII text then takes one pass.)
+  if (end - pos < n + 9 && !sink.fixed && (n + 9 <= OPTIMISTIC_MAX || n > sink.big)) more(n + 9);
   if (end - pos >= n + 9) {
     const max = end - pos - 5;
     const len = writeUtf8(u8, s, pos + 5, max);
@@ -308,6 +310,9 @@ function writeStrHeader(len) {
 
 // The UTF-8 of s (n units; ascii: one byte each) in pieces as big as the span allows.
 function writeUtf8Body(s, n, ascii) {
+  // A sink with a 'big' bound (encode's) takes a body past it whole, in JS
+  // memory where growing copies nothing: one write (slices write slower).
+  if (ascii && n > sink.big && end - pos < n) more(n);
   if (ascii) {                          // one byte per unit: chunks as big as the span
     for (let i = 0; i < n;) {
       if (pos >= end) more(Math.min(n - i, RAW_CHUNK));
@@ -336,6 +341,7 @@ function writeRaw(b) {
     pos += n;
     return;
   }
+  if (n > sink.big) more(n);            // JS memory, in one piece (see writeUtf8Body)
   for (let i = 0; i < n;) {
     if (pos >= end) more(Math.min(n - i, RAW_CHUNK));
     const k = Math.min(end - pos, n - i);

@@ -1,7 +1,9 @@
 // Messages far beyond the old fixed 128 MiB heap, through every entry, on
 // both builds: a 200 MiB Uint8Array, a 150 MiB string, 3,000,000 small
 // objects (encode, encodeView, encodeInto, encodeToStream, decode), and
-// typed arrays up to 256 MiB through encodeAsync. Heavy (~1.2 GB of RSS at
+// typed arrays up to 256 MiB through encodeAsync; RSS back after a 300 MB
+// message (it never enters linear memory, which cannot shrink) and 200,000
+// forgotten leases in one synchronous loop (issue 20). Heavy (~1.2 GB of RSS at
 // the peak, ~40 s on 2 cores): run when CI=true or SP_BIG_TESTS=1
 // (`SP_BIG_TESTS=1 node --test tests/js/big.test.js`); otherwise skipped.
 // Each test has an instance of its own, closed and collected after it, so
@@ -115,6 +117,58 @@ for (const wasm of ['threads', 'single']) {
       const s = sp.stats();
       assert.ok(s.pool.cachedBytes <= 4 * MiB && s.heap.staging <= 4 * MiB);
       assert.ok(sp.trim() > 0);
+    });
+  });
+}
+
+// RSS, measured after collections: its own figure before and after, in this
+// process (no timing). Linear memory must not grow at all for a message
+// past bigMessage (stats().heap.size), and RSS comes back within 64 MiB of
+// where it was once the results are dropped (it stayed ~300 MB up before).
+const rss = () => process.memoryUsage().rss;
+async function collected() {
+  for (let i = 0; i < 4; i++) { gc(); await new Promise((r) => setTimeout(r, 20)); }
+}
+
+for (const wasm of ['threads', 'single']) {
+  describe(`${wasm} build: memory that comes back`, { skip }, () => {
+    test('a 300 MB bin and a 300 MB string, encoded and decoded, results dropped: RSS back within 64 MiB', async () => {
+      const sp = await createScratchpack({ wasm });
+      sp.encode({ warm: 'up' });
+      const size0 = sp.stats().heap.size;
+      for (const make of [() => new Uint8Array(300e6).fill(7), () => 'abcdefghij'.repeat(30e6)]) {
+        let value = make();
+        if (typeof value === 'string') value.indexOf('z');     // flat before the count
+        await collected();
+        const before = rss();
+        let bytes = sp.encode(value);
+        let back = decode(bytes);
+        assert.ok(typeof value === 'string' ? back === value : same(back, value));
+        bytes = back = null;
+        await collected();
+        const after = rss();
+        assert.ok(after - before < 64 * MiB, `RSS ${after} after, ${before} before`);
+        assert.equal(sp.stats().heap.size, size0);
+        value = null;
+      }
+      sp.close();
+    });
+
+    test('200,000 forgotten leases in one synchronous loop: none fails, RSS grows at most 256 MiB', async () => {
+      const sp = await createScratchpack({ wasm });
+      sp.encode({ warm: 'up' });
+      await collected();
+      const before = rss();
+      let failed = 0;
+      (function forget() {
+        for (let i = 0; i < 200000; i++) {
+          try { sp.encodeView({ id: i, name: `lease ${i}`, ok: (i & 1) === 0 }); } catch { failed++; }
+        }
+      })();
+      const grew = rss() - before;
+      assert.equal(failed, 0);
+      assert.ok(grew <= 256 * MiB, `RSS grew ${grew}`);
+      sp.close();
     });
   });
 }

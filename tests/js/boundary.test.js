@@ -139,7 +139,8 @@ describe('NOMEM is never BUFFER_TOO_SMALL', () => {
   });
 
   test('with the heap full of live leases, encodeInto is NOMEM (naming them), not BUFFER_TOO_SMALL', async () => {
-    const c = await createScratchpack({ wasm: 'single', maxMemory: 32 * MiB });
+    // (pthread build: a single-threaded build's leases hold no linear memory)
+    const c = await createScratchpack({ wasm: 'threads', maxMemory: 32 * MiB });
     const leases = [];
     for (const size of [MiB, 64 * 1024, 4096]) {              // fill every gap, caches given back
       const block = { b: new Uint8Array(size - 64) };
