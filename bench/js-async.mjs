@@ -17,8 +17,11 @@
 //      (default 200,000 and 100,000): time to submit, time until all have
 //      settled, event-loop delay (perf_hooks.monitorEventLoopDelay, 1 ms
 //      resolution) p99 and max while it drains, and how many calls resolved
-//      after a later call of the same instance; then 20,000 equal calls
-//      forced onto the workers, the same count.
+//      after a later call of the same instance; beside it the same flood
+//      done yourself (diy: msgpackr's pack in a setImmediate per call,
+//      which writes an extension, not an array); then 20,000 equal calls
+//      forced onto the workers.
+// SP_BENCH_PART=calls, crossover or floods runs one part alone.
 // The machine may be loaded: read ratios, not absolute times.
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { Packr } from 'msgpackr';
@@ -30,6 +33,8 @@ if (floods.length === 0) floods.push(200000, 100000);
 const ROUNDS = 5;
 const packr = new Packr();
 
+const part = process.env.SP_BENCH_PART || 'all';
+const runs = (name) => part === 'all' || part === name;
 const sp = await createScratchpack({ threads: 2 });
 const f64 = (bytes) => Float64Array.from({ length: bytes / 8 }, (_, i) => i / 3 + (i & 7) * 1e9);
 const median = (a) => a.slice().sort((x, y) => x - y)[a.length >> 1];
@@ -57,6 +62,7 @@ const asyncMany = (v) => async (n) => {
 };
 const packLoop = (v) => async (n) => { for (let i = 0; i < n; i++) packr.pack(v); };
 
+if (runs('calls')) {
 console.log(`scratchpack encodeAsync vs encode, threads ${sp.threads} (µs per call; median of ${ROUNDS})`);
 console.log('size       encode  encodeAsync  ratio   async x64  ratio   msgpackr pack');
 for (const kb of [10, 80, 1024]) {
@@ -66,10 +72,12 @@ for (const kb of [10, 80, 1024]) {
   console.log(`${String(kb).padStart(5)} KB ${us(m.encode)} ${us(m.one)}  ${(m.one / m.encode).toFixed(2).padStart(5)}x ` +
     `${us(m.many)}  ${(m.many / m.encode).toFixed(2).padStart(5)}x ${us(m.pack)}`);
 }
+}
 
 // The crossover: a worker task (forced) against encode here.
 const tasks = sp._tasks;
 const inlineMax = tasks.inlineMax;
+if (runs('crossover')) {
 console.log('\ncrossover: encode here vs a worker task (forced), awaited one at a time (µs per call)');
 console.log('size       encode   worker  worker/encode');
 let crossover = null;
@@ -84,15 +92,20 @@ for (const kb of [16, 32, 64, 128, 256, 512, 1024, 2048]) {
 }
 console.log(`the worker wins from ${crossover === null ? 'no size measured' : `${crossover} KB`}` +
   ` (INLINE_MAX_BYTES now ${inlineMax === undefined ? 'absent' : `${inlineMax / 1024} KB`})`);
+}
 
-async function flood(n, v, forceWorker) {
+// Doing it yourself: msgpackr's pack in a setImmediate per call.
+const diy = (v) => new Promise((resolve) => setImmediate(() => resolve(packr.pack(v))));
+
+async function flood(n, v, how) {
+  const forceWorker = how === 'worker';
   if (forceWorker) tasks.inlineMax = 0;
   const h = monitorEventLoopDelay({ resolution: 1 });
   let last = -1, late = 0;
   const t0 = performance.now();
   const calls = new Array(n);
   for (let i = 0; i < n; i++) {
-    calls[i] = sp.encodeAsync(v).then(() => {
+    calls[i] = (how === 'diy' ? diy(v) : sp.encodeAsync(v)).then(() => {
       if (i < last) late++;
       else last = i;
     });
@@ -104,12 +117,17 @@ async function flood(n, v, forceWorker) {
   h.disable();
   tasks.inlineMax = inlineMax;
   const ms = (ns) => (ns / 1e6).toFixed(1);
-  console.log(`${String(n).padStart(7)} ${forceWorker ? 'worker' : 'small '} submit ${(submitted - t0).toFixed(0).padStart(6)} ms, ` +
+  console.log(`${String(n).padStart(7)} ${how.padEnd(6)} submit ${(submitted - t0).toFixed(0).padStart(6)} ms, ` +
     `settled after ${((settled - t0) / 1000).toFixed(2).padStart(6)} s; loop delay p99 ${ms(h.percentile(99))} ms, ` +
     `max ${ms(h.max)} ms; ${late} resolved after a later call`);
 }
 
-console.log('\nfloods (calls submitted in one loop)');
-for (const n of floods) await flood(n, f64(128), false);
-await flood(20000, f64(8000), true);
+if (runs('floods')) {
+  console.log('\nfloods (calls submitted in one loop)');
+  for (const n of floods) {
+    await flood(n, f64(128), 'small');
+    await flood(n, f64(128), 'diy');
+  }
+  await flood(20000, f64(8000), 'worker');
+}
 sp.close();

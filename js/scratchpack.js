@@ -427,11 +427,18 @@ export class Scratchpack {
    * instance has threads), without blocking this thread beyond one copy of
    * its bytes; anything else here, a turn's budget at a time (tasks.js).
    */
-  async encodeAsync(value, { signal } = {}) {
-    this._open();
-    const kind = ArrayBuffer.isView(value) && (this._ext === null || this._ext.find(value) === null)
-      ? numericKind(value) : -1;
-    return this._tasks.run(kind, value, signal);
+  encodeAsync(value, options) {
+    // Not an async function: its promise would wrap the queue's, one more
+    // promise and two more microtasks per call (a flood's garbage).
+    try {
+      this._open();
+      const signal = options === undefined ? undefined : options.signal;
+      const kind = ArrayBuffer.isView(value) && (this._ext === null || this._ext.find(value) === null)
+        ? numericKind(value) : -1;
+      return this._tasks.run(kind, value, signal);
+    } catch (e) {
+      return Promise.reject(e);
+    }
   }
 
   // A numeric array read by C's bulk reader into a typed array: [array,

@@ -128,8 +128,8 @@ export class Tasks {
   run(kind, value, signal) {
     let resolve, reject;
     const promise = new Promise((res, rej) => { resolve = res; reject = rej; });
-    const call = { kind, value, cost: 0, signal, resolve, reject, onAbort: null, done: false, err: null, out: null,
-      started: false, task: 0, src: 0, onWorker: false, alone: false, retried: false };
+    // Worker calls get their task's fields (cost, task, src, ...) as they queue.
+    const call = { kind, value, signal, resolve, reject, onAbort: null, done: false, err: null, out: null, started: false };
     this.order.push(call);
     if (signal?.aborted) {
       this.complete(call, cancelled());
@@ -143,6 +143,7 @@ export class Tasks {
         return promise;
       }
       call.cost = taskCost(value);
+      call.task = 0; call.src = 0; call.onWorker = false; call.alone = false; call.retried = false;
     }
     if (signal) {
       call.onAbort = () => this.abort(call);
