@@ -118,8 +118,10 @@ async function flood(n, v, how) {
   tasks.inlineMax = inlineMax;
   const ms = (ns) => (ns / 1e6).toFixed(1);
   console.log(`${String(n).padStart(7)} ${how.padEnd(6)} submit ${(submitted - t0).toFixed(0).padStart(6)} ms, ` +
-    `settled after ${((settled - t0) / 1000).toFixed(2).padStart(6)} s; loop delay p99 ${ms(h.percentile(99))} ms, ` +
-    `max ${ms(h.max)} ms; ${late} resolved after a later call`);
+    `settled after ${((settled - t0) / 1000).toFixed(2).padStart(6)} s; ` +
+    (h.count === 0 ? 'loop delay: no sample (the loop never turned while it drained)'
+      : `loop delay p99 ${ms(h.percentile(99))} ms, max ${ms(h.max)} ms (${h.count} samples)`) +
+    `; ${late} resolved after a later call`);
 }
 
 if (runs('floods')) {

@@ -44,12 +44,13 @@ const MAX_BLOCK = 2 ** 32 - 1;
  * Numeric arrays of fewer bytes are encoded on the calling thread: below it
  * a worker task measured slower than encode() (bench/js-async.mjs).
  */
-export const INLINE_MAX_BYTES = 256 * 1024;
+export const INLINE_MAX_BYTES = 128 * 1024;
 /** Milliseconds of encoding done here per event-loop turn before the rest waits for a later turn. */
-export const TURN_BUDGET_MS = 4;
-// Calls settled per event-loop turn at most: each settlement runs its
-// caller's continuation in the same turn's microtasks.
-const SETTLE_BATCH = 2048;
+export const TURN_BUDGET_MS = 2;
+// Calls encoded, and calls settled, per event-loop turn at most: each
+// settlement runs its caller's continuations in the same turn's
+// microtasks, which the time budget does not see.
+const TURN_CALLS = 512;
 
 // Work past the turn's budget, and tasks run here, wait for a later turn.
 const later = typeof setImmediate === 'function' ? setImmediate : (fn) => setTimeout(fn, 0);
@@ -205,12 +206,12 @@ export class Tasks {
   work() {
     this.working = false;
     const t0 = now();
-    while (this.here.length > 0 && !this.closed) {
+    for (let k = 0; k < TURN_CALLS && this.here.length > 0 && !this.closed;) {
       const call = this.here.shift();
       if (call.done) continue;          // aborted while it waited
       this.queued--;
       this.encodeNow(call);
-      if (now() - t0 >= TURN_BUDGET_MS) break;
+      if (++k % 16 === 0 && now() - t0 >= TURN_BUDGET_MS) break;
     }
     if (this.here.length > 0 && !this.closed) this.schedule();
   }
@@ -231,7 +232,7 @@ export class Tasks {
   settle() {
     const order = this.order;
     for (let k = 0; order.length > 0 && order.peek().done; k++) {
-      if (k === SETTLE_BATCH) {
+      if (k === TURN_CALLS) {
         this.settling = true;
         later(() => { this.settling = false; this.settle(); });
         return;
