@@ -5,7 +5,7 @@
 // even have started), 'settled' (encodeAsync calls awaited, then close()),
 // 'early' (encodeAsync calls, close() in the same turn) or 'inflight'
 // (close() a turn later, tasks running on workers and queued). The process
-// then lives on LINGER_MS (default 150: idle workers wake every 100 ms,
+// then lives on LINGER_MS (default 400: idle workers wake every 100 ms,
 // which is when a freed one crashed). Exits 0 and prints one JSON line when
 // every call resolved or rejected with CLOSED and no rejection went
 // unhandled; a worker's crash exits non-zero.
@@ -48,6 +48,6 @@ if (mode === 'sync') {
 let after = null;
 try { sp.encode(1); } catch (e) { after = e.code; }
 if (after !== 'CLOSED') throw new Error(`encode after close() gave ${after}, not CLOSED`);
-await new Promise((resolve) => setTimeout(resolve, Number(process.argv[4] ?? 150)));
+await new Promise((resolve) => setTimeout(resolve, Number(process.argv[4] ?? 400)));
 if (unhandled > 0) process.exit(3);
 console.log(JSON.stringify({ threads, mode, ...outcome }));

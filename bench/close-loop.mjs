@@ -12,7 +12,7 @@ import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
 const runs = Number(process.argv[2] || 100);
-const linger = String(process.argv[3] || 150);
+const linger = String(process.argv[3] || 400);
 const child = fileURLToPath(new URL('./close-child.mjs', import.meta.url));
 let total = 0, failed = 0;
 const modes = ['sync', 'settled', 'early', 'inflight'];
