@@ -498,12 +498,15 @@ export declare class Scratchpack {
     options: ContractOption<T>): Promise<number>;
 
   /**
-   * A numeric typed array encoded as a MessagePack array on a worker pthread
-   * (other values are encoded here, at once). Calls queue: at most 64 MiB of
-   * staging and two tasks per worker (one without workers, run on this
-   * thread one per event-loop turn) are in flight, the rest wait their turn,
-   * so any number of calls may be pending. Rejects with CANCELLED when the
-   * signal fires (a queued call leaves the queue at once) or close() is called.
+   * encode() without blocking on big arrays: a numeric typed array of 128 KiB
+   * or more is encoded as a MessagePack array on a worker pthread; smaller
+   * ones and other values are encoded here (a few ms of work per event-loop
+   * turn, the rest in later turns). Calls settle in the order they were made.
+   * Worker calls queue: at most 64 MiB of staging and two tasks per worker
+   * (one without workers, run on this thread one per event-loop turn) are in
+   * flight, the rest wait their turn, so any number of calls may be pending.
+   * Rejects with CANCELLED when the signal fires (a call not started leaves
+   * the queue), with CLOSED when close() comes first (docs/async.md).
    * @example
    * const bytes = await sp.encodeAsync(new Float64Array(1e6));
    */
@@ -544,7 +547,11 @@ export declare class Scratchpack {
    */
   trim(this: Scratchpack): number;
 
-  /** Ends the worker pthreads so the process can exit; the instance is unusable afterwards. */
+  /**
+   * Ends the worker pthreads so the process can exit; the instance is
+   * unusable afterwards (calls throw CLOSED). encodeAsync calls not yet
+   * completed reject with CLOSED; a task running on a worker finishes first.
+   */
   close(this: Scratchpack): void;
 }
 

@@ -200,7 +200,7 @@ export class Scratchpack {
     this.threaded = threaded;
     configurePool(m, o.pool, o.cacheLimit);
     this._statsPtr = this._heap.alloc(ST_COUNT * 8, 'the stats block');
-    this._tasks = new Tasks(this._heap, o.scratchSize, o.compression);
+    this._tasks = new Tasks(this._heap, o.scratchSize, o.compression, (v, via) => this.encode(v, via === null ? undefined : { contract: via }));
     this.threads = o.threads > 0 ? m._sp_wasm_workers_start(o.threads) : 0;
     this._tasks.workers = this.threads;
     unrefWorkers(m);
@@ -477,20 +477,26 @@ export class Scratchpack {
   }
 
   /**
-   * Encodes a numeric typed array as a MessagePack array on a worker thread
-   * (when the instance has threads), without blocking this thread beyond
-   * one copy of its bytes. Any other value is encoded here. Resolves to a
-   * new Uint8Array.
+   * Encodes value like encode(), resolving to a new Uint8Array; calls
+   * settle in the order they were made. A numeric typed array of
+   * INLINE_MAX_BYTES or more is encoded on a worker thread (when the
+   * instance has threads), without blocking this thread beyond one copy of
+   * its bytes; anything else here, a turn's budget at a time (tasks.js).
    */
-  async encodeAsync(value, options) {
-    this._open();
-    // Through a contract: encoded here, at once.
-    if (options?.contract !== undefined && options.contract !== null) return this.encode(value, { contract: options.contract });
-    const signal = asyncSignal(options);
-    const kind = ArrayBuffer.isView(value) && (this._ext === null || this._ext.find(value) === null)
-      ? numericKind(value) : -1;
-    if (kind < 0) return this.encode(value);
-    return this._tasks.run(kind, value, signal);
+  encodeAsync(value, options) {
+    // Not an async function: its promise would wrap the queue's, one more
+    // promise and two more microtasks per call (a flood's garbage).
+    try {
+      this._open();
+      const signal = asyncSignal(options);
+      // Through a contract: encoded here, in its turn in the queue.
+      const via = options?.contract ?? null;
+      const kind = via === null && ArrayBuffer.isView(value) && (this._ext === null || this._ext.find(value) === null)
+        ? numericKind(value) : -1;
+      return this._tasks.run(kind, value, signal, via);
+    } catch (e) {
+      return Promise.reject(e);
+    }
   }
 
   // A numeric array read by C's bulk reader into a typed array: [array,
@@ -620,22 +626,45 @@ export class Scratchpack {
   }
 
   /**
-   * Ends the worker threads (pending encodeAsync calls reject with
-   * CANCELLED) so the process can exit. The instance is unusable after.
-   * A task already running on a worker is let finish first (in a browser's
-   * main thread, which may not block, the workers end once it has).
+   * Ends the worker threads so the process can exit; the instance is
+   * unusable after. encodeAsync calls not completed reject with CLOSED. A
+   * task already running on a worker is let finish first: the workers are
+   * told to stop, and each returns from its loop, before they are ended (in
+   * a browser's main thread, which may not block, once they have).
    */
   close() {
     if (this._closed) return;
     this._closed = true;
-    const quiet = this._tasks.close();
+    this._tasks.close();
     if (!this.threaded) return;
-    if (quiet) { endWorkers(this._m); return; }
+    const m = this._m;
+    m._sp_wasm_workers_stop();
+    const end = () => { m._sp_wasm_workers_join(); endWorkers(m); };
+    if (this._workersGone(true)) { end(); return; }
     const poll = setInterval(() => {
-      if (!this._tasks.settled()) return;
+      if (!this._workersGone(false)) return;
       clearInterval(poll);
-      endWorkers(this._m);
+      end();
     }, 5);
+  }
+
+  // Whether every worker has returned from its loop (sp_wasm_workers_live
+  // is 0); when `block`, waits for it where this thread may block (Node),
+  // for at most 10 s before it leaves the rest to polling.
+  _workersGone(block) {
+    const heap = this._heap, at = (this._m._sp_wasm_workers_live() >>> 0) >>> 2;
+    const until = Date.now() + 10000;
+    for (;;) {
+      heap.check(at * 4 + 4);
+      const live = Atomics.load(heap.i32, at);
+      if (live === 0) return true;
+      if (!block || Date.now() > until) return false;
+      try {
+        Atomics.wait(heap.i32, at, live, 100);
+      } catch {
+        return false;                   // a browser's main thread
+      }
+    }
   }
 }
 

@@ -1,18 +1,31 @@
-// tasks.js -- numeric arrays encoded off the calling thread, queued, awaited with a promise.
-// Owns: the queue of encodeAsync calls and its bounds (bytes staged in WASM
-// and tasks in flight at once), staging a typed array for a task, submitting
-// it to a worker (or running it here, one per event-loop turn, when there is
-// no worker), waiting without blocking the event loop, taking the result out
-// and freeing everything, cancellation of queued and running tasks. Must not
-// touch: the worker threads themselves (wasm/sp_wasm.c runs them).
+// tasks.js -- encodeAsync: every call queued per instance, settled in the
+// order it was made; numeric arrays big enough encoded off the calling thread.
+// Owns: the order calls settle in, which calls are encoded here (small ones,
+// and every value that is not a numeric array) and which on a worker, how
+// much work is done here per event-loop turn, the queue of worker tasks and
+// its bounds (bytes staged in WASM and tasks in flight at once), staging a
+// typed array for a task, submitting it to a worker (or running it here,
+// one per event-loop turn, when there is no worker), waiting without
+// blocking the event loop, taking the result out and freeing everything,
+// cancellation of queued and running calls, rejecting what is left at
+// close(). Must not touch: the worker threads themselves (wasm/sp_wasm.c
+// runs and ends them; js/scratchpack.js's close() stops them).
 //
-// Why a queue: every task holds its input staged in linear memory, and the
-// worker's to_array holds its segments and then the result, until the task
-// is taken. Unbounded, 1,000 concurrent calls of 800 KB each asked for more
-// than the heap and most failed with NOMEM. Queued, a call waits for its
-// turn: at most `maxBytes` of estimated staging (but always one task, however
-// big) and `maxTasks` tasks are in flight; the rest wait in order, holding
-// nothing in WASM.
+// Why a queue for worker tasks: every task holds its input staged in linear
+// memory, and the worker's to_array holds its segments and then the result,
+// until the task is taken. Unbounded, 1,000 concurrent calls of 800 KB each
+// asked for more than the heap and most failed with NOMEM. Queued, a call
+// waits for its turn: at most `maxBytes` of estimated staging (but always
+// one task, however big) and `maxTasks` tasks are in flight; the rest wait
+// in order, holding nothing in WASM.
+//
+// Why small values are encoded here: a worker task costs a copy in, a copy
+// out and a wake-up across threads, more than encode() itself below
+// INLINE_MAX_BYTES (bench/js-async.mjs prints the crossover). Why the turn
+// budget: a flood of calls made in one loop would otherwise run all its
+// encodes in that loop's turn; past TURN_BUDGET_MS of work in a turn, the
+// rest are encoded in later turns, a budget at a time, and settled the same
+// way, so timers and I/O run between them.
 
 import { ScratchpackError, codes, codeFromC } from './errors.js';
 
@@ -27,8 +40,45 @@ export const QUEUE_TASKS_PER_WORKER = 2;
 // A staged block, a task and its result must each fit wasm32's 32-bit sizes.
 const MAX_BLOCK = 2 ** 32 - 1;
 
-// Calls waiting their turn yield to the event loop between tasks run here.
+/**
+ * Numeric arrays of fewer bytes are encoded on the calling thread: below it
+ * a worker task measured slower than encode() (bench/js-async.mjs).
+ */
+export const INLINE_MAX_BYTES = 128 * 1024;
+/** Milliseconds of encoding done here per event-loop turn before the rest waits for a later turn. */
+export const TURN_BUDGET_MS = 2;
+// Calls encoded, and calls settled, per event-loop turn at most: each
+// settlement runs its caller's continuations in the same turn's
+// microtasks, which the time budget does not see.
+const TURN_CALLS = 512;
+
+// Work past the turn's budget, and tasks run here, wait for a later turn.
 const later = typeof setImmediate === 'function' ? setImmediate : (fn) => setTimeout(fn, 0);
+const now = () => performance.now();
+
+// A FIFO whose shift is O(1) (Array#shift copies a long array's rest):
+// the array is cut only once its consumed head is more than half of it.
+class Fifo {
+  constructor() { this.a = []; this.h = 0; }
+  get length() { return this.a.length - this.h; }
+  push(x) { this.a.push(x); }
+  peek() { return this.a[this.h]; }
+  shift() {
+    const x = this.a[this.h];
+    this.a[this.h++] = undefined;
+    if (this.h >= 1024 && this.h * 2 >= this.a.length) { this.a = this.a.slice(this.h); this.h = 0; }
+    return x;
+  }
+  unshift(x) {
+    if (this.h > 0) this.a[--this.h] = x; else this.a.unshift(x);
+  }
+  /** Empties it; returns what it held, in order. */
+  take() {
+    const rest = this.a.slice(this.h);
+    this.a = []; this.h = 0;
+    return rest;
+  }
+}
 
 /**
  * What a task holds in linear memory at its peak: the staged elements, the
@@ -42,17 +92,27 @@ export function taskCost(view) {
 
 /** The encodeAsync queue of one module. */
 export class Tasks {
-  constructor(heap, scratchSize, compression = 0) {
+  /** encodeHere(value, via) encodes on this thread (the instance's encode; via: a contract or null). */
+  constructor(heap, scratchSize, compression = 0, encodeHere = null) {
     this.heap = heap;
     this.m = heap.m;
     this.scratchSize = scratchSize;
     this.compression = compression;   // sp_compression: the worker's to_array writes that layout
+    this.encodeHere = encodeHere;
     this.workers = 0;                 // set by the owner once its workers run
     this.maxBytes = QUEUE_MAX_BYTES;
-    this.waiting = [];                // calls not started, in order
+    this.inlineMax = INLINE_MAX_BYTES;
+    this.order = new Fifo();          // every call not settled yet, in the order it was made
+    this.here = new Fifo();           // calls to encode here in a later turn
+    this.waiting = new Fifo();        // worker calls not started, in order
+    this.queued = 0;                  // calls in here or waiting, not started nor aborted
     this.running = new Set();         // calls whose task is staged (on a worker or about to run here)
     this.staged = 0;                  // sum of taskCost over this.running
     this.peakStaged = 0;
+    this.spent = 0;                   // ms encoded here in this turn
+    this.turnOpen = false;
+    this.working = false;             // a turn of work here is scheduled
+    this.settling = false;            // a turn of settling is scheduled
     this.closed = false;
     this.keepAlive = null;
   }
@@ -61,45 +121,146 @@ export class Tasks {
     return this.workers > 0 ? this.workers * QUEUE_TASKS_PER_WORKER : 1;
   }
 
-  /** Encodes view (a numeric typed array of element kind) off this call; resolves to the bytes. */
-  run(kind, view, signal) {
-    if (signal?.aborted) return Promise.reject(cancelled());
+  /**
+   * Encodes value (kind: its numeric element kind, or -1 for any other
+   * value; via: the contract it is encoded through, or null) here or off
+   * this call; resolves to the bytes. Calls settle in the order they were
+   * made.
+   */
+  run(kind, value, signal, via = null) {
+    let resolve, reject;
+    const promise = new Promise((res, rej) => { resolve = res; reject = rej; });
+    // Worker calls get their task's fields (cost, task, src, ...) as they queue.
+    const call = { kind, value, via, signal, resolve, reject, onAbort: null, done: false, err: null, out: null, started: false };
+    this.order.push(call);
+    if (signal?.aborted) {
+      this.complete(call, cancelled());
+      return promise;
+    }
+    const offThread = kind >= 0 && value.byteLength >= this.inlineMax;
+    if (offThread) {
+      const err = this.stageable(value);
+      if (err !== null) {
+        this.complete(call, err);
+        return promise;
+      }
+      call.cost = taskCost(value);
+      call.task = 0; call.src = 0; call.onWorker = false; call.alone = false; call.retried = false;
+    }
+    if (signal) {
+      call.onAbort = () => this.abort(call);
+      signal.addEventListener('abort', call.onAbort, { once: true });
+    }
+    if (offThread) {
+      this.waiting.push(call);
+      this.queued++;
+      this.pump();
+    } else if (this.here.length === 0 && this.spent < TURN_BUDGET_MS) {
+      this.encodeNow(call);
+    } else {
+      this.here.push(call);
+      this.queued++;
+      this.schedule();
+    }
+    return promise;
+  }
+
+  // Why a typed array cannot be staged (an error), or null.
+  stageable(view) {
     const cost = taskCost(view);
     if (view.byteLength > MAX_BLOCK || cost - view.byteLength > 2 * MAX_BLOCK)
-      return Promise.reject(new ScratchpackError(codes.NOMEM,
-        `a typed array of ${view.byteLength} bytes does not fit in wasm32 memory (4 GiB)`));
+      return new ScratchpackError(codes.NOMEM,
+        `a typed array of ${view.byteLength} bytes does not fit in wasm32 memory (4 GiB)`);
     try {
       this.heap.need(view.byteLength, 'staging the array');
     } catch (err) {
-      return Promise.reject(err);
+      return err;
     }
-    return new Promise((resolve, reject) => {
-      const call = { kind, view, cost, signal, resolve, reject, onAbort: null, task: 0, src: 0,
-        onWorker: false, alone: false, retried: false };
-      if (signal) {
-        call.onAbort = () => this.abort(call);
-        signal.addEventListener('abort', call.onAbort, { once: true });
+    return null;
+  }
+
+  // Encodes a call here, now, and counts the time against this turn.
+  encodeNow(call) {
+    call.started = true;
+    const t0 = now();
+    let out = null, err = null;
+    try {
+      out = this.encodeHere(call.value, call.via);
+    } catch (e) {
+      err = e;
+    }
+    this.spent += now() - t0;
+    if (!this.turnOpen) {
+      this.turnOpen = true;
+      later(() => { this.spent = 0; this.turnOpen = false; });
+    }
+    this.complete(call, err, out);
+  }
+
+  schedule() {
+    if (this.working) return;
+    this.working = true;
+    later(() => this.work());
+  }
+
+  // A turn's budget of the calls waiting to be encoded here.
+  work() {
+    this.working = false;
+    const t0 = now();
+    for (let k = 0; k < TURN_CALLS && this.here.length > 0 && !this.closed;) {
+      const call = this.here.shift();
+      if (call.done) continue;          // aborted while it waited
+      this.queued--;
+      this.encodeNow(call);
+      if (++k % 16 === 0 && now() - t0 >= TURN_BUDGET_MS) break;
+    }
+    if (this.here.length > 0 && !this.closed) this.schedule();
+  }
+
+  // A call has its outcome; it settles once every earlier call has.
+  complete(call, err, out = null) {
+    if (call.done) return;
+    call.done = true;
+    call.err = err;
+    call.out = out;
+    call.value = null;
+    if (call.onAbort !== null) call.signal.removeEventListener('abort', call.onAbort);
+    if (this.order.peek() === call && !this.settling) this.settle();
+  }
+
+  // Settles the calls at the head of the order that have their outcome, a
+  // batch per turn.
+  settle() {
+    const order = this.order;
+    for (let k = 0; order.length > 0 && order.peek().done; k++) {
+      if (k === TURN_CALLS) {
+        this.settling = true;
+        later(() => { this.settling = false; this.settle(); });
+        return;
       }
-      this.waiting.push(call);
-      this.pump();
-    });
+      const call = order.shift();
+      if (call.err !== null) call.reject(call.err); else call.resolve(call.out);
+    }
   }
 
   // Starts waiting calls while the bounds allow; the first call always starts
   // when nothing is in flight, however big it is.
   pump() {
     while (this.waiting.length > 0 && !this.closed) {
-      const call = this.waiting[0];
+      const call = this.waiting.peek();
+      if (call.done) { this.waiting.shift(); continue; }     // aborted while it waited
       const busy = this.running.size;
       if (busy > 0 && (call.alone || busy >= this.maxTasks || this.staged + call.cost > this.maxBytes)) break;
       this.waiting.shift();
+      this.queued--;
       if (!this.start(call)) {
         if (this.running.size > 0) {    // the heap is full of other tasks: wait for them, then alone
           call.alone = true;
           this.waiting.unshift(call);
+          this.queued++;
           break;
         }
-        this.settle(call, new ScratchpackError(codes.NOMEM, `no WASM memory to stage ${call.view.byteLength} bytes`));
+        this.complete(call, new ScratchpackError(codes.NOMEM, `no WASM memory to stage ${call.value.byteLength} bytes`));
       }
     }
     this.holdProcess();
@@ -109,7 +270,7 @@ export class Tasks {
   // Returns false (nothing held) when the heap cannot give the memory.
   start(call) {
     const { heap, m } = this;
-    const bytes = call.view.byteLength;
+    const view = call.value, bytes = view.byteLength;
     const src = m._sp_wasm_alloc(bytes) >>> 0;
     const task = src ? m._sp_wasm_task_new() >>> 0 : 0;
     if (!task) {
@@ -117,10 +278,11 @@ export class Tasks {
       return false;
     }
     heap.check(Math.max(src + bytes, task + 64));         // the allocations may have grown memory
-    heap.u8.set(new Uint8Array(call.view.buffer, call.view.byteOffset, bytes), src);
+    heap.u8.set(new Uint8Array(view.buffer, view.byteOffset, bytes), src);
     const w = task >>> 2, u32 = heap.u32;
-    u32[w + F.kind] = call.kind; u32[w + F.n] = call.view.length; u32[w + F.src] = src;
+    u32[w + F.kind] = call.kind; u32[w + F.n] = view.length; u32[w + F.src] = src;
     u32[w + F.scratch] = this.scratchSize; u32[w + F.compression] = this.compression;
+    call.started = true;
     call.task = task;
     call.src = src;
     this.running.add(call);
@@ -144,14 +306,9 @@ export class Tasks {
 
   // A task is done: its result (or error) goes to its caller, its memory back.
   finish(call) {
-    if (!this.running.has(call)) return;
+    if (!this.running.has(call)) return;           // close() settled it
     this.running.delete(call);
     this.staged -= call.cost;
-    if (this.closed) {                  // the module may be ending: leave its memory be
-      this.settle(call, closedError());
-      this.holdProcess();
-      return;
-    }
     const { heap, m } = this;
     heap.check(call.task + 64);
     const w = call.task >>> 2, u32 = heap.u32;
@@ -160,33 +317,30 @@ export class Tasks {
     const out = code === 0 ? heap.u8.slice(ptr, ptr + n) : null;
     const cause = code === 0 ? '' : heap.cString(u32[w + F.cause] >>> 0);
     if (ptr) m._sp_wasm_free(ptr, n);
-    m._sp_wasm_free(call.src, call.view.byteLength);
+    m._sp_wasm_free(call.src, call.value.byteLength);
     m._sp_wasm_task_free(call.task);
     if (codeFromC(code) === codes.NOMEM && !call.retried && !call.signal?.aborted) {
       call.retried = true;              // other tasks filled the heap: once more, alone
       call.alone = true;
+      call.started = false;
       this.waiting.unshift(call);
+      this.queued++;
       this.pump();
       return;
     }
-    if (call.signal?.aborted) this.settle(call, cancelled());
-    else if (code !== 0) this.settle(call, new ScratchpackError(codeFromC(code), cause || 'the C writer failed'));
-    else this.settle(call, null, out);
+    if (call.signal?.aborted) this.complete(call, cancelled());
+    else if (code !== 0) this.complete(call, new ScratchpackError(codeFromC(code), cause || 'the C writer failed'));
+    else this.complete(call, null, out);
     this.pump();
   }
 
-  settle(call, err, value) {
-    call.signal?.removeEventListener('abort', call.onAbort);
-    if (err) call.reject(err); else call.resolve(value);
-  }
-
-  // The signal fired: a waiting call leaves the queue; a running task is told
-  // to stop (it checks its cancel flag before it starts writing).
+  // The signal fired: a call not started leaves the queue; a running task
+  // is told to stop (it checks its cancel flag before it starts writing).
   abort(call) {
-    const i = this.waiting.indexOf(call);
-    if (i >= 0) {
-      this.waiting.splice(i, 1);
-      this.settle(call, cancelled());
+    if (call.done) return;
+    if (!call.started) {
+      this.queued--;                    // its queue skips it
+      this.complete(call, cancelled());
       this.pump();
     } else if (call.task && this.running.has(call)) {
       this.heap.check(call.task + 64);
@@ -205,54 +359,40 @@ export class Tasks {
 
   /** What the queue holds now: calls waiting, tasks in flight, their estimated staging (and its peak). */
   counts() {
-    return { waiting: this.waiting.length, running: this.running.size, stagedBytes: this.staged,
+    return { waiting: this.queued, running: this.running.size, stagedBytes: this.staged,
       peakStagedBytes: this.peakStaged, maxBytes: this.maxBytes, maxTasks: this.maxTasks };
   }
 
   /**
-   * Rejects every waiting call with CANCELLED, cancels every task in flight
-   * and waits until none runs on a worker, so that the worker threads can be
-   * ended safely: ending a thread inside a task could leave the allocator's
-   * lock held for ever. (A running bulk array checks its cancel flag only
-   * before it starts, so this waits for it to end.) Returns true when no task
-   * runs any more; false when this thread may not block (a browser's main
-   * thread) -- then call settled() until it is true. The tasks' promises
-   * reject with CANCELLED.
+   * Every call not settled yet rejects with CLOSED, in order, now; every
+   * task in flight is told to stop (its cancel flag). The tasks on workers
+   * may still run: the owner stops the workers and waits for them
+   * (sp_wasm_workers_stop, _join) before it ends them; nothing of those
+   * tasks is freed, as the module is ending.
    */
   close() {
+    if (this.closed) return;
     this.closed = true;
-    for (const call of this.waiting.splice(0)) this.settle(call, closedError());
     const heap = this.heap;
     heap.refresh();                       // closing: cover every task wherever it is
     for (const call of this.running) Atomics.store(heap.i32, (call.task >>> 2) + F.cancel, 1);
-    for (const call of this.running) {
-      if (call.onWorker) continue;
-      this.running.delete(call);        // not run yet: it never will be
-      this.settle(call, closedError());
+    this.running.clear();
+    this.staged = 0;
+    this.here.take();
+    this.waiting.take();
+    this.queued = 0;
+    for (const call of this.order.take()) {
+      if (call.onAbort !== null) call.signal.removeEventListener('abort', call.onAbort);
+      if (call.done && call.err !== null) call.reject(call.err);
+      else if (call.done) call.resolve(call.out);
+      else call.reject(closedError());
     }
     this.holdProcess();
-    try {
-      for (const { task } of this.running) {
-        const i = (task >>> 2) + F.state;
-        for (let st; (st = Atomics.load(heap.i32, i)) !== DONE;) Atomics.wait(heap.i32, i, st, 1000);
-      }
-    } catch {
-      return this.settled();
-    }
-    return true;
-  }
-
-  /** Whether no task is running or queued on a worker. */
-  settled() {
-    this.heap.refresh();
-    for (const { task } of this.running)
-      if (Atomics.load(this.heap.i32, (task >>> 2) + F.state) !== DONE) return false;
-    return true;
   }
 }
 
 const cancelled = () => new ScratchpackError(codes.CANCELLED, 'the encode was cancelled');
-const closedError = () => new ScratchpackError(codes.CANCELLED, 'the scratchpack was closed');
+const closedError = () => new ScratchpackError(codes.CLOSED, 'the scratchpack was closed before this call completed');
 
 // Resolves once the task's state is DONE, without blocking this thread.
 async function waitDone(heap, i) {

@@ -1,13 +1,13 @@
 // encodeAsync queues: any number of concurrent calls succeed with bounded
 // staging in WASM, with worker threads and without (the pthread build with
 // threads: 0, and the single-threaded build); queued calls can be
-// cancelled, close() rejects them, and a call that finds the heap full
+// cancelled, close() rejects them (CLOSED), and a call that finds the heap full
 // waits for the others instead of failing.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 
 import { createScratchpack } from '../../js/index.js';
-import { QUEUE_MAX_BYTES, taskCost } from '../../js/tasks.js';
+import { INLINE_MAX_BYTES, QUEUE_MAX_BYTES, taskCost } from '../../js/tasks.js';
 
 const kinds = [{ threads: 2 }, { threads: 0 }, { wasm: 'single' }];
 
@@ -47,11 +47,12 @@ test('a call bigger than the staging bound runs alone; smaller ones wait for it'
   sp.close();
 });
 
-test('without worker threads a call resolves later, one task per event-loop turn', async () => {
+test('without worker threads a big call runs as a task here, one per event-loop turn', async () => {
   const sp = await createScratchpack({ threads: 0 });
+  const big = new Int16Array(INLINE_MAX_BYTES);             // 2 x the bound: a task, not encode()
   const order = [];
-  const a = sp.encodeAsync(Int16Array.of(1, 2)).then(() => order.push('a'));
-  const b = sp.encodeAsync(Int16Array.of(3)).then(() => order.push('b'));
+  const a = sp.encodeAsync(big).then(() => order.push('a'));
+  const b = sp.encodeAsync(big).then(() => order.push('b'));
   setImmediate(() => order.push('turn'));
   assert.deepEqual(order, []);                              // nothing ran synchronously
   await Promise.all([a, b]);
@@ -76,13 +77,13 @@ for (const options of [{ threads: 1 }, { threads: 0 }]) {
   });
 }
 
-test('close() rejects queued calls with CANCELLED', async () => {
+test('close() rejects queued calls with CLOSED', async () => {
   for (const options of [{ threads: 1 }, { threads: 0 }]) {
     const sp = await createScratchpack(options);
     const calls = Array.from({ length: 10 }, () => sp.encodeAsync(new Float64Array(300000)));
     sp.close();
     const results = await Promise.allSettled(calls);
-    assert.ok(results.every((r) => r.status === 'rejected' && r.reason.code === 'CANCELLED'),
+    assert.ok(results.every((r) => r.status === 'rejected' && r.reason.code === 'CLOSED'),
       results.map((r) => r.reason?.code ?? 'resolved').join());
   }
 });
@@ -99,7 +100,7 @@ test('a call that finds the heap full waits for the calls in flight, then runs a
     return alloc(n);
   };
   try {
-    const input = Uint32Array.from({ length: 50000 }, (_, i) => i * 77);
+    const input = Uint32Array.from({ length: INLINE_MAX_BYTES / 4 + 1000 }, (_, i) => i * 77);   // tasks, not encode()
     const out = await Promise.all(Array.from({ length: 12 }, () => sp.encodeAsync(input)));
     assert.ok(refusals > 0);
     for (const b of out) assert.deepEqual(b, sp.encode(input));

@@ -1,0 +1,70 @@
+// close() with worker threads (issue 20, item 1): the workers end
+// themselves before Emscripten frees anything of them, calls in flight
+// reject with CLOSED, and processes that close in every state exit 0
+// with nothing on stderr. The loop of 100 runs per case is
+// bench/close-loop.mjs; this runs a few.
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+
+import { createScratchpack } from '../../js/index.js';
+
+const run = promisify(execFile);
+const child = fileURLToPath(new URL('../../bench/close-child.mjs', import.meta.url));
+
+// The cause of the crash: Emscripten's terminateAllThreads frees the stack
+// and thread record of every thread still running, and an idle worker woke
+// from its timed wait on freed memory. close() must leave it no thread to
+// free: each has returned from its loop and been joined.
+for (const threads of [1, 4]) {
+  test(`close() ends the workers only once no thread runs (threads: ${threads})`, async () => {
+    const sp = await createScratchpack({ threads });
+    const pt = sp._m.PThread;
+    const seen = [];
+    const terminate = pt.terminateAllThreads;
+    pt.terminateAllThreads = function () {
+      seen.push({ running: pt.runningWorkers.length, threads: Object.keys(pt.pthreads).length });
+      return terminate.call(this);
+    };
+    await sp.encodeAsync(new Float64Array(100000));
+    sp.close();
+    await new Promise((resolve) => setTimeout(resolve, 20));   // the browser-style poll, were it used
+    assert.deepEqual(seen, [{ running: 0, threads: 0 }]);
+  });
+}
+
+test('calls in flight at close() reject with CLOSED, in order, and later calls throw CLOSED', async () => {
+  const sp = await createScratchpack({ threads: 2 });
+  const big = new Float64Array(400000).map((_, i) => i);
+  const calls = Array.from({ length: 12 }, (_, i) => sp.encodeAsync(i % 3 === 0 ? { i } : big));
+  const settled = [];
+  calls.forEach((p, i) => p.then(() => settled.push(i), () => settled.push(i)));
+  sp.close();
+  const results = await Promise.allSettled(calls);
+  for (const r of results)
+    assert.ok(r.status === 'fulfilled' || r.reason.code === 'CLOSED', r.reason?.message);
+  assert.ok(results.some((r) => r.status === 'rejected'));
+  assert.deepEqual(settled, [...settled].sort((a, b) => a - b));
+  assert.throws(() => sp.encode(1), { code: 'CLOSED' });
+  await assert.rejects(sp.encodeAsync(big), { code: 'CLOSED' });
+});
+
+test('processes that close() in every state exit 0 with nothing on stderr', { timeout: 300000 }, async () => {
+  const cases = [];
+  for (const threads of [2, 4, 8])
+    for (const mode of ['sync', 'sync', 'settled', 'early', 'inflight']) cases.push([threads, mode]);
+  const failures = [];
+  const one = async ([threads, mode]) => {
+    try {
+      const { stdout, stderr } = await run(process.execPath, [child, String(threads), mode], { timeout: 60000 });
+      if (stderr.trim() !== '') failures.push(`${threads} ${mode}: ${stderr.trim().split('\n')[0]}`);
+      else assert.equal(JSON.parse(stdout).mode, mode);
+    } catch (e) {
+      failures.push(`${threads} ${mode}: exit ${e.code} ${String(e.stderr).split('\n').find((l) => /Error/.test(l)) ?? ''}`);
+    }
+  };
+  for (let i = 0; i < cases.length; i += 2) await Promise.all(cases.slice(i, i + 2).map(one));
+  assert.deepEqual(failures, []);
+});
