@@ -144,10 +144,20 @@ test('the fan-out puts the three pools side by side with a conclusion that follo
   assert.equal(Number(bars.fresh.nopool), 16 * 2048);                          // every rent allocates
   assert.ok(Number(bars.fresh.shared) <= 2048 + 3 && Number(bars.fresh.lockfree) <= 2048, 'waves fit the pools');
   assert.equal(Number(bars.drops.shared) + Number(bars.drops.lockfree), 0, 'waves sized to the pools: nothing dropped');
+  // Three verdicts, each only where the numbers allow it: no difference
+  // (the waves' spreads overlap, whatever the medians), or a direction that
+  // agrees with the medians. Which one a live run gives depends on the machine.
   const conclusion = await page.textContent('.board .conclusion');
-  assert.match(conclusion, ns.lockfree < ns.shared ? /lock-free \d+(\.\d)?× faster than the shared pool/ : /was not faster/);
-  assert.match(await page.textContent('#why'), ns.lockfree < ns.shared
-    ? /A cross-thread return took [\d.,]+ ns on the lock-free pool/ : /lock-free pool \([\d.,]+ ns per return\) was not faster/);
+  const why = await page.textContent('#why');
+  if (/^Conclusion: No difference is measurable on this machine/.test(conclusion)) {
+    assert.match(why, /No difference between the two pools is measurable on this machine: .* the waves' spreads overlap/);
+  } else if (ns.lockfree < ns.shared) {
+    assert.match(conclusion, /lock-free \d+(\.\d)?× faster than the shared pool/);
+    assert.match(why, /A cross-thread return took [\d.,]+ ns on the lock-free pool/);
+  } else {
+    assert.match(conclusion, /was not faster/);
+    assert.match(why, /lock-free pool \([\d.,]+ ns per return\) was not faster/);
+  }
   const counters = await page.evaluate(() => Object.fromEntries([...document.querySelectorAll('[data-counter]')]
     .map((d) => [d.dataset.counter, Number(d.textContent.replace(/,/g, ''))])));
   assert.equal(counters.returns, 16 * 2048);
