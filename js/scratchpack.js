@@ -379,7 +379,7 @@ export class Scratchpack {
 
   // The newest lease outlived the call that made it: from now on the
   // garbage collector ends it once neither it nor a view of it can be
-  // reached. (Deferred: watching costs ~0.3-0.8 us, more than a small
+  // reached. (Deferred: watching costs more than a small
   // encode, and most leases are released before the next call, which
   // clears _fresh.)
   _watchFresh() {

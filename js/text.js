@@ -63,10 +63,10 @@ export function writeUtf8(u8, s, at, max) {
   return n;
 }
 
-// Where Node's own UTF-8 decoding loses (measured on Node 20): a long ASCII
-// string is a SIMD check and a Latin-1 copy, 1.2-1.3x faster than
-// utf8Slice from 8 kB on; text where multi-byte characters are common
-// decodes 1.5-2x faster in JS into UTF-16 units, then one ucs2Slice copy.
+// Where Node's own UTF-8 decoding loses (npm run bench:js, d.strings and
+// e.big): a long ASCII string is a SIMD check and a Latin-1 copy, faster
+// than utf8Slice from 8 kB on; text where multi-byte characters are common
+// decodes faster in JS into UTF-16 units, then one ucs2Slice copy.
 const ASCII_BULK = 8192;
 const UNITS_MAX = 65536;
 let units = new Uint16Array(1024);
@@ -152,7 +152,7 @@ function utf8ToUnits(u8, start, end) {
 
 /** UTF-8 length of s (lone surrogates count as U+FFFD, 3 bytes). */
 export function utf8Length(s) {
-  if (nodeBuffer !== null) return nodeBuffer.byteLength(s);   // (naming 'utf8' took a slower path: 14 µs vs 0.7 µs for 100 kB)
+  if (nodeBuffer !== null) return nodeBuffer.byteLength(s);   // (naming 'utf8' took a much slower path for big strings)
   let n = s.length;
   for (let i = 0; i < s.length; i++) {
     const c = s.charCodeAt(i);

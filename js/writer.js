@@ -415,7 +415,7 @@ function writeArray(a, depth) {
     for (; i < n; i++) {
       const x = a[i];
       if (typeof x !== 'number') writeValue(x, depth);
-      else if (Number.isInteger(x)) writeNumber(x);   // numeric arrays: measured 3-5% faster
+      else if (Number.isInteger(x)) writeNumber(x);   // numeric arrays: no writeValue dispatch (bench:js c.ints)
       else putFloat64(x);
     }
   } catch (e) {
