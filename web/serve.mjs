@@ -1,7 +1,9 @@
 // serve.mjs -- serves the page (web/), the JS package (js/, as /js/: the
 // page loads its module through js/wasm.js and shares some of the
 // package's rules, e.g. str header sizes) and the page's own module
-// (dist-web/, as /dist-web/) on 127.0.0.1,
+// (dist-web/, as /dist-web/), and MessagePack-CSharp's recorded figures
+// (bench/dotnet-peer.json, as /recorded/dotnet-peer.json: one file, written
+// by npm run peer:dotnet -- --record, read by the page) on 127.0.0.1,
 // cross-origin isolated: COOP same-origin + COEP require-corp on every
 // response (and CORP on every asset), so the page gets shared memory and
 // the pthread build. No dependencies.
@@ -29,8 +31,12 @@ const types = { '.html': 'text/html; charset=utf-8', '.js': 'text/javascript', '
   '.css': 'text/css', '.wasm': 'application/wasm', '.json': 'application/json', '.png': 'image/png' };
 const isolated = process.env.ISOLATION !== 'off';
 
+// Files served under a name of their own, outside the roots.
+const aliases = { '/recorded/dotnet-peer.json': resolve(here, '..', 'bench', 'dotnet-peer.json') };
+
 // The file a URL path names, or null when it would leave its root.
 function fileFor(pathname) {
+  if (Object.hasOwn(aliases, pathname)) return aliases[pathname];
   const prefix = Object.keys(roots).find((p) => pathname.startsWith(p));
   const root = roots[prefix];
   let rel = decodeURIComponent(pathname.slice(prefix.length)) || 'index.html';

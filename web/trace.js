@@ -202,6 +202,14 @@ export async function recordedNative(url = new URL('./recorded/pools-native.json
   return res && res.ok ? res.json() : null;
 }
 
+/** MessagePack-CSharp's own figures (bench/dotnet-peer.json, written by
+ *  npm run peer:dotnet -- --record; web/serve.mjs serves it here), shown
+ *  beside the document's; null when missing. */
+export async function recordedDotnet(url = new URL('./recorded/dotnet-peer.json', import.meta.url)) {
+  const res = await fetch(url).catch(() => null);
+  return res && res.ok ? res.json() : null;
+}
+
 /** The fan-out recorded from the pthread build (web/record-fanout.mjs), for pages without threads. */
 export async function recordedFanout(url = new URL('./recorded/fanout.json', import.meta.url)) {
   const res = await fetch(url);

@@ -8,7 +8,7 @@
 //   out: { type: 'ready', threaded, flows: describe() } | { type: 'failed', message }
 //        { type: 'progress', id, text } | { type: 'model', id, model } | { type: 'error', id, message }
 
-import { loadFlows, recordedFanout, recordedNative } from './trace.js';
+import { loadFlows, recordedDotnet, recordedFanout, recordedNative } from './trace.js';
 import { buildModel, describe, flowById } from './flows/index.js';
 
 let runner = null, waiting = null, running = false;
@@ -20,7 +20,8 @@ const recordedOnly = new URL(self.location.href).searchParams.has('recorded');
 const once = (load) => { let p = null; return () => (p ??= load()); };
 
 const loaded = loadFlows().then((r) => {
-  runner = Object.assign(r, { recordedFanout: once(recordedFanout), recordedNative: once(recordedNative), recordedOnly });
+  runner = Object.assign(r, { recordedFanout: once(recordedFanout), recordedNative: once(recordedNative),
+    recordedDotnet: once(recordedDotnet), recordedOnly });
   postMessage({ type: 'ready', threaded: r.threaded, flows: describe() });
 }, (e) => postMessage({ type: 'failed', message: e.message }));
 

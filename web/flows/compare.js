@@ -1,6 +1,7 @@
 // flows/compare.js -- the x-compare of 000_*.txt: the same value through the
 // three entries, and what one call allocates after warm-up, read from the
-// module's allocation counters. Owns: the tabs' code, one traced call per
+// module's allocation counters, beside what the real MessagePack-CSharp
+// allocated for the same objects (bench/dotnet-peer.json). Owns: the tabs' code, one traced call per
 // entry (to show which buffer it writes), the measurement steps. Must not
 // touch: the DOM or the module.
 
@@ -38,15 +39,17 @@ export default {
   ],
 
   /** One traced call of the case's entry, then the document's measurement
-   *  of all three entries (so the table is whole whichever tab is open). */
-  run(runner, caseIndex, input) {
+   *  of all three entries (so the table is whole whichever tab is open),
+   *  and MessagePack-CSharp's recorded figures when the page has them. */
+  async run(runner, caseIndex, input) {
     const c = this.cases[caseIndex];
     const n = Number(input.calls) || 2000;
     const trace = runner.entry({ entry: c.entry, big: false });
     const rows = this.cases.map((k) => ({
       small: runner.measure({ entry: k.entry, big: false, warm: 200, n }),
       big: runner.measure({ entry: k.entry, big: true, warm: 200, n }) }));
-    return { trace, rows, n };
+    const dotnet = runner.recordedDotnet ? await runner.recordedDotnet() : null;
+    return { trace, rows, n, dotnet: dotnetOf(dotnet) };
   },
 
   steps(data, walk, caseIndex) {
@@ -81,12 +84,21 @@ export default {
     walk.emit({ line: last, frames, name: 'measured-small', table: table(1),
       why: `Small object (${fmt(own.small.length)} B): after 200 warm-up calls, ${fmt(data.n)} calls allocated ${fmt(own.small.bytesPerCall)} B each (${allocs(own.small)}), measured for all three entries.${caseIndex === 0 ? ` The document says 48 B: the same one array, counted as .NET counts it (${dotnetNote(own.small.length)}).` : ` The document measured ${fmt(DOC[caseIndex].small)} B in .NET.`}` });
     walk.emit({ line: last, frames, name: 'measured-big', table: table(2),
-      why: `Big object (${fmt(own.big.length)} B): ${fmt(own.big.bytesPerCall)} B per call (${allocs(own.big)}).${caseIndex === 0 ? ` In .NET terms ${fmt(dotnetArrayBytes(own.big.bytesPerCall))} B; the document measured ${fmt(DOC[0].big)} B.` : ` The document measured ${fmt(DOC[caseIndex].big)} B.`}`,
+      why: `Big object (${fmt(own.big.length)} B): ${fmt(own.big.bytesPerCall)} B per call (${allocs(own.big)}).${caseIndex === 0 ? ` In .NET terms ${fmt(dotnetArrayBytes(own.big.bytesPerCall))} B; the document measured ${fmt(DOC[0].big)} B.` : ` The document measured ${fmt(DOC[caseIndex].big)} B.`}${realBig(data.dotnet, caseIndex)}`,
       out: `${c.label}: ${fmt(own.small.bytesPerCall)} B per call (small), ${fmt(own.big.bytesPerCall)} B per call (big), from the module's allocation counters` });
     return { skip: this.lines.map((_, i) => i).filter((i) => !c.lines.includes(i)),
       note: `${c.text} ${whyNot48(data.rows[0].small)}` };
   },
 };
+
+// What the real library allocated for the big object, as a sentence; '' when not recorded.
+function realBig(d, i) {
+  const c = d && d.byEntry[DOTNET_ENTRY[i]];
+  return c ? ` MessagePack-CSharp ${d.version} itself allocated ${fmt(c.big)} B per call (recorded by npm run peer:dotnet -- --record).` : '';
+}
+
+// A recorded row as "small / big"; null (not measured) when the recording lacks the entry.
+const dotnetCell = (c) => (c ? `${fmt(c.small)} B / ${fmt(c.big)} B` : null);
 
 const allocs = (m) => `${fmt(m.allocsPerCall)} allocation${m.allocsPerCall === 1 ? '' : 's'}`;
 
@@ -99,20 +111,36 @@ function dotnetNote(n) {
   return `a 24-byte header (object header, type pointer, length) plus ${fmt(n)} B, rounded up to 8: ${fmt(dotnetArrayBytes(n))} B`;
 }
 
+// The recorded file's x-compare rows (bench/dotnet-peer.json), by entry, with
+// the library's version; null when the page has no recording or it has no
+// such rows (recorded before they existed).
+function dotnetOf(rec) {
+  if (!rec || !Array.isArray(rec.compare) || rec.compare.length === 0) return null;
+  return { version: rec.messagePack, date: rec.date, runtime: rec.dotnet,
+    byEntry: Object.fromEntries(rec.compare.map((c) => [c.entry, c])) };
+}
+
+// The entry names the recording uses for the cases' tabs.
+const DOTNET_ENTRY = ['byte[]', 'IBufferWriter', 'Stream'];
+
 // The table: measured small (upto >= 1) and big (upto >= 2) for every entry,
-// what .NET would count for the same allocations, and the document's figures.
+// what .NET would count for the same allocations, the document's figures,
+// and (when recorded) what the real MessagePack-CSharp allocated.
 function tableOf(cases, data, upto) {
   const size = (k) => (data.rows[0] ? data.rows[0][k].length : 0);
   const dotnet = (m) => (m.allocsPerCall > 0 ? dotnetArrayBytes(m.bytesPerCall / m.allocsPerCall) * m.allocsPerCall : 0);
   return {
-    head: ['entry', `small (${fmt(size('small'))} B)`, `big (${fmt(size('big'))} B)`, 'counted as .NET counts', 'document (.NET)'],
+    head: ['entry', `scratchpack, measured: small (${fmt(size('small'))} B)`, `scratchpack, measured: big (${fmt(size('big'))} B)`,
+      'scratchpack, counted as .NET counts', 'the document says (.NET)',
+      ...(data.dotnet ? [`MessagePack-CSharp ${data.dotnet.version}, measured (recorded ${data.dotnet.date.slice(0, 10)})`] : [])],
     rows: cases.map((k, i) => {
       const r = data.rows[i];
       const cell = (m, on) => (on ? `${fmt(m.bytesPerCall)} B` : null);
       const net = upto >= 2 ? `${fmt(dotnet(r.small))} B / ${fmt(dotnet(r.big))} B` : upto >= 1 ? `${fmt(dotnet(r.small))} B / —` : null;
       const same = upto >= 2 && dotnet(r.small) === DOC[i].small && dotnet(r.big) === DOC[i].big;
       return { label: k.label, cells: [cell(r.small, upto >= 1), cell(r.big, upto >= 2), net,
-        `${fmt(DOC[i].small)} B / ${fmt(DOC[i].big)} B${DOC[i].note ? ` (${DOC[i].note})` : ''}`], same };
+        `${fmt(DOC[i].small)} B / ${fmt(DOC[i].big)} B${DOC[i].note ? ` (${DOC[i].note})` : ''}`,
+        ...(data.dotnet ? [dotnetCell(data.dotnet.byEntry[DOTNET_ENTRY[i]])] : [])], same };
     }),
   };
 }

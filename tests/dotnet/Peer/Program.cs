@@ -16,6 +16,7 @@ return args[0] switch
     "contracts" => Contracts.Write(args[1]),
     "contracts-verify" => Contracts.Verify(args[1], args[2]),
     "tables" => Run(() => Tables.Print(Tables.Measure())),
+    "speed-bytes" => Run(() => Speed.WriteBytes(args[1])),
     "peer" => Peer.Report.Run(args.Skip(1).ToArray()),
     _ => Usage(),
 };

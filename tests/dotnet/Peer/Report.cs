@@ -31,6 +31,9 @@ public static class Report
         Console.WriteLine();
         var rows = Tables.Measure();
         Tables.Print(rows);
+        var compare = Tables.Compare();
+        Console.WriteLine();
+        Tables.PrintCompare(compare);
         List<Speed.Result> speed = new();
         if (!tablesOnly)
         {
@@ -51,6 +54,7 @@ public static class Report
                 cores = Environment.ProcessorCount,
                 date = DateTime.UtcNow.ToString("yyyy-MM-ddTHH:mm:ssZ"),
                 tables = rows.Select(r => new { figure = r.Figure, document = r.Document, measured = r.Measured }),
+                compare = compare.Select(c => new { entry = c.Entry, small = c.Small, big = c.Big, smallLength = c.SmallLength, bigLength = c.BigLength }),
                 speed = speed.Select(s => new { workload = s.Workload, library = s.Library, mode = s.Mode, op = s.Op, bytes = s.Bytes, medianNs = Math.Round(s.MedianNs, 1), bestNs = Math.Round(s.BestNs, 1) }),
             };
             File.WriteAllText(record, JsonSerializer.Serialize(doc, new JsonSerializerOptions { WriteIndented = true, Encoder = System.Text.Encodings.Web.JavaScriptEncoder.UnsafeRelaxedJsonEscaping }) + "\n");

@@ -83,16 +83,39 @@ public static class Speed
         return new string(c);
     }
 
-    public static List<Result> Run(int rounds, double sampleMs)
+    // The typed values of the five workloads (one seed: the same in every run).
+    static (AObj aobj, Rec[] recs, int[] ints, string[] strings, BigObj big) Values()
     {
         var r = new Random(1);
-        var aobj = new AObj { Id = 1, Name = "hello" };
-        var aobjC = new AObjC { Id = 1, Name = "hello" };
         var recs = Enumerable.Range(0, 1000).Select(i => new Rec { id = i, name = $"user-{i * 7919:D11}", score = i * 0.5 + 0.25, tags = ["red", "green", "blue"] }).ToArray();
-        var recsC = recs.Select(x => new RecC { id = x.id, name = x.name, score = x.score, tags = x.tags }).ToArray();
-        var ints = Enumerable.Range(0, 30_000).ToArray();
         var strings = Enumerable.Range(0, 10_000).Select(i => Text(r, r.Next(20, 201), i % 4 == 0)).ToArray();
-        var big = new BigObj { Id = 1, Text = new string('A', 100_000) };
+        return (new AObj { Id = 1, Name = "hello" }, recs, Enumerable.Range(0, 30_000).ToArray(), strings,
+            new BigObj { Id = 1, Text = new string('A', 100_000) });
+    }
+
+    /// <summary>Writes each workload's typed MessagePack bytes to DIR/NAME.bin, so that
+    /// bench/dotnet-js.mjs runs the JS package on exactly the messages C# measured.</summary>
+    public static void WriteBytes(string dir)
+    {
+        Directory.CreateDirectory(dir);
+        var v = Values();
+        File.WriteAllBytes(Path.Combine(dir, "a.obj.bin"), MessagePackSerializer.Serialize(v.aobj));
+        File.WriteAllBytes(Path.Combine(dir, "b.records.bin"), MessagePackSerializer.Serialize(v.recs));
+        File.WriteAllBytes(Path.Combine(dir, "c.ints.bin"), MessagePackSerializer.Serialize(v.ints));
+        File.WriteAllBytes(Path.Combine(dir, "d.strings.bin"), MessagePackSerializer.Serialize(v.strings));
+        File.WriteAllBytes(Path.Combine(dir, "e.big.bin"), MessagePackSerializer.Serialize(v.big));
+    }
+
+    public static List<Result> Run(int rounds, double sampleMs)
+    {
+        var (aobj0, recs0, ints0, strings0, big0) = Values();
+        var aobj = aobj0;
+        var aobjC = new AObjC { Id = 1, Name = "hello" };
+        var recs = recs0;
+        var recsC = recs.Select(x => new RecC { id = x.id, name = x.name, score = x.score, tags = x.tags }).ToArray();
+        var ints = ints0;
+        var strings = strings0;
+        var big = big0;
         var bigC = new BigObjC { Id = 1, Text = big.Text };
 
         var cases = new List<(string W, string Lib, string Mode, string Op, Func<int> Bytes, Action A)>();

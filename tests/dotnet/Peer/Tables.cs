@@ -178,6 +178,37 @@ public static class Tables
         return rows;
     }
 
+    /// <summary>One entry of the page's x-compare, measured as the document measured it.</summary>
+    public sealed record CompareRow(string Entry, long Small, long Big, int SmallLength, int BigLength);
+
+    // The page's x-compare (web/flows/compare.js): the document's objects, Small
+    // {7, "inner", 1.5} (17 B) and [1, "A" x 100,000] (100,007 B), through the
+    // three entries; 200 warm-up calls, then the mean of 2,000, as the document.
+    public static List<CompareRow> Compare()
+    {
+        var small = new Inner3 { A = 7, B = "inner", C = 1.5 };
+        var big = new BigText { Id = 1, Text = new string('A', 100_000) };
+        int smallLen = MessagePackSerializer.Serialize(small).Length, bigLen = MessagePackSerializer.Serialize(big).Length;
+        var abw = new ArrayBufferWriter<byte>(1 << 20);
+        var ms = new MemoryStream(1 << 20);
+        CompareRow Row(string entry, Action<Inner3> s, Action<BigText> b) =>
+            new(entry, PerCall(() => s(small), 200, 2_000), PerCall(() => b(big), 200, 2_000), smallLen, bigLen);
+        return
+        [
+            Row("byte[]", v => MessagePackSerializer.Serialize(v), v => MessagePackSerializer.Serialize(v)),
+            Row("IBufferWriter", v => { abw.ResetWrittenCount(); MessagePackSerializer.Serialize(abw, v); },
+                v => { abw.ResetWrittenCount(); MessagePackSerializer.Serialize(abw, v); }),
+            Row("Stream", v => { ms.SetLength(0); MessagePackSerializer.Serialize(ms, v); },
+                v => { ms.SetLength(0); MessagePackSerializer.Serialize(ms, v); }),
+        ];
+    }
+
+    public static void PrintCompare(List<CompareRow> rows)
+    {
+        Console.WriteLine("x-compare (the page's table): Small {7, \"inner\", 1.5} and [1, \"A\" x 100,000], B/call");
+        foreach (var r in rows) Console.WriteLine($"  {r.Entry}: small ({r.SmallLength} B) {r.Small} B, big ({r.BigLength:N0} B) {r.Big} B");
+    }
+
     public static void Print(List<Row> rows)
     {
         Console.WriteLine("| figure | the document says | MessagePack-CSharp 3.1.12 / MemoryPack 1.21.4, measured |");
