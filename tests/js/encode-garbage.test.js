@@ -83,3 +83,39 @@ test('an object with 10,000 keys beside nested ones', () => {
   assert.deepEqual(decode(sp.encode(v)), v);
   assert.deepEqual(decode(sp.encode({ small: 1 })), { small: 1 });
 });
+
+// The copy from encodeInto's stage into the target needs a view of the
+// stage as long as the message; a new one per call was the only object an
+// encodeInto of integer records left. Views are kept by length.
+test('encodeInto into a reused target makes no new view of its stage for a length it has seen', () => {
+  const target = new Uint8Array(8192);
+  const sub = Uint8Array.prototype.subarray;
+  let calls = 0;
+  Uint8Array.prototype.subarray = function counted(...a) { calls++; return sub.apply(this, a); };
+  let n1, n2;
+  try {
+    n1 = sp.encodeInto(record(10), target);        // a length first seen: one view
+    calls = 0;
+    n2 = sp.encodeInto(record(11), target, 7);     // the same length again
+  } finally {
+    Uint8Array.prototype.subarray = sub;
+  }
+  assert.equal(n2, n1);
+  assert.equal(calls, 0);
+  assert.deepEqual(decode(target.subarray(7, 7 + n2)), record(11));
+});
+
+test('encodeInto copies the right bytes whatever the lengths before it, also after its stage grew and shrank', () => {
+  const target = new Uint8Array(1 << 20);
+  const values = [record(1), 'x'.repeat(50), record(123456), { big: 'y'.repeat(9000) }, record(2), 'x'.repeat(50),
+    { big: 'z'.repeat(300000) }, record(3), 'w'.repeat(50), [1, 2, 3]];
+  for (let round = 0; round < 3; round++) {
+    for (const v of values) {
+      target.fill(0xee);
+      const n = sp.encodeInto(v, target, 5);
+      assert.deepEqual(target.subarray(5, 5 + n), sp.encode(v));
+      assert.equal(target[4], 0xee);
+      assert.equal(target[5 + n], 0xee);
+    }
+  }
+});
