@@ -67,11 +67,14 @@ public static class Speed
     struct Timespec { public long Sec; public long Nsec; }
     [DllImport("libc", EntryPoint = "clock_gettime")]
     static extern int ClockGettime(int clock, out Timespec t);
-    const int ClockProcessCputimeId = 2;   // Linux: CLOCK_PROCESS_CPUTIME_ID
+    // Linux: CLOCK_PROCESS_CPUTIME_ID (every thread: the GC's too), or with
+    // SP_DOTNET_CLOCK=thread CLOCK_THREAD_CPUTIME_ID (the calling thread only:
+    // how much of the process's time the GC's background threads take).
+    static readonly int cpuClock = Environment.GetEnvironmentVariable("SP_DOTNET_CLOCK") == "thread" ? 3 : 2;
 
     static double CpuMs()
     {
-        ClockGettime(ClockProcessCputimeId, out var t);
+        ClockGettime(cpuClock, out var t);
         return t.Sec * 1e3 + t.Nsec / 1e6;
     }
 
