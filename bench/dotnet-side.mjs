@@ -65,11 +65,16 @@ async function startCSharp() {
   const child = spawn('dotnet', [peerDll, 'serve', dir], { stdio: ['pipe', 'pipe', 'inherit'] });
   const lines = createInterface({ input: child.stdout });
   const queue = [], waiting = [];
-  lines.on('line', (l) => (waiting.length ? waiting.shift()(l) : queue.push(l)));
+  let exited = null;
+  lines.on('line', (l) => (waiting.length ? waiting.shift().resolve(l) : queue.push(l)));
+  child.once('exit', (code) => {
+    exited = new Error(`Peer serve exited (${code})`);
+    for (const w of waiting.splice(0)) w.reject(exited);
+  });
   const next = () => new Promise((resolve, reject) => {
     if (queue.length) return resolve(queue.shift());
-    waiting.push(resolve);
-    child.once('exit', (code) => reject(new Error(`Peer serve exited (${code})`)));
+    if (exited) return reject(exited);
+    waiting.push({ resolve, reject });
   });
   const rows = [];
   for (;;) {

@@ -2,7 +2,8 @@
 // (typed [Key] classes and ContractlessStandardResolver) and MemoryPack,
 // encode and decode. Owns: the C# shapes of the workloads and a Stopwatch
 // harness (warm-up, then rounds of ~SP_DOTNET_SAMPLE_MS each, median and
-// best ns/op). Must not touch: tests. Not a test: bench/peer-dotnet.sh.
+// best ns/op), and `serve`, the C# peer of bench/dotnet-side.mjs's rounds.
+// Must not touch: tests. Not a test: bench/peer-dotnet.sh.
 //
 // Why not BenchmarkDotNet: it launches a process per benchmark and runs
 // pilot, warm-up and ~15-100 iterations each; for 5 workloads x 2 resolvers x
@@ -115,7 +116,7 @@ public static class Speed
     }
 
     /// <summary>Writes each workload's typed MessagePack bytes to DIR/NAME.bin, so that
-    /// bench/dotnet-js.mjs runs the JS package on exactly the messages C# measured.</summary>
+    /// bench/dotnet-side.mjs runs scratchpack C, WASM and JS on exactly the messages C# measured.</summary>
     public static void WriteBytes(string dir)
     {
         Directory.CreateDirectory(dir);
