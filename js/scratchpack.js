@@ -250,9 +250,9 @@ export class Scratchpack {
     const s = this._scratches.pop() || this._newScratch();
     this._depth++;
     try {
-      this._beginScratch(s);
+      this._beginScratch(s, this._big !== Infinity);   // bigMessage: Infinity keeps all in linear memory
       encodeWith(s, value, this._maxDepth, this._ext, via);
-      this._bigLast = s.inJs() ? 2 : s.hs !== null ? 1 : 0;
+      this._bigLast = s.bodyMoved ? 0 : s.inJs() ? 2 : s.hs !== null ? 1 : 0;
       return s.copyOut();
     } catch (e) {
       throw this._fail(e);
@@ -269,8 +269,8 @@ export class Scratchpack {
 
   // Right after a message too big for the JS scratch the next is likely as
   // big: it starts where that one ended, rather than be moved there again.
-  _beginScratch(s) {
-    s.begin(this._scratchSize);
+  _beginScratch(s, bodies = false) {
+    s.begin(this._scratchSize, bodies);
     if (this._bigLast === 1) s.migrate();
     else if (this._bigLast === 2) s.toJs(0);
   }
