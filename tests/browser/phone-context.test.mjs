@@ -5,31 +5,21 @@
 // explains. The pages are opened with ?recorded (the fan-out plays its
 // recorded run), so nothing here depends on this machine's speed.
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
-import { goHash, openPage, startBrowser, startServer } from './harness.mjs';
+import { test } from 'node:test';
+import { goHash, openPage, useBrowser } from './harness.mjs';
 
 const PHONES = [{ width: 390, height: 844 }, { width: 360, height: 800 }];
 const HASHES = ['#flow=writer&case=exceeds&scratch=65536', '#flow=envelope&case=legacy', '#flow=compare&case=array', '#flow=fanout&case=shared'];
 
-let server, plain, browser;
-before(async () => {
-  server = await startServer();
-  plain = await startServer({ isolated: false });
-  browser = await startBrowser();
-});
-after(async () => {
-  await browser?.stop();
-  server?.stop();
-  plain?.stop();
-});
+const env = useBrowser({ plain: true });
 
 test('?recorded plays the recorded fan-out where threads are available, labelled; the notice without isolation has no raw backticks', async () => {
-  const page = await openPage(browser.ctx, `${server.url}?recorded#flow=fanout&case=shared`, { viewport: PHONES[0] });
+  const page = await openPage(env.browser.ctx, `${env.server.url}?recorded#flow=fanout&case=shared`, { viewport: PHONES[0] });
   assert.equal(await page.evaluate(() => crossOriginIsolated), true);
   assert.match(await page.textContent('.recorded'), /^Recorded run: /);
   assert.deepEqual(page.errors, []);
   await page.close();
-  const without = await openPage(browser.ctx, `${plain.url}#flow=fanout`, { viewport: PHONES[0] });
+  const without = await openPage(env.browser.ctx, `${env.plain.url}#flow=fanout`, { viewport: PHONES[0] });
   const text = await without.textContent('#notice');
   assert.match(text, /not cross-origin isolated/);
   assert.doesNotMatch(text, /`/);
@@ -38,7 +28,7 @@ test('?recorded plays the recorded fan-out where threads are available, labelled
 
 for (const viewport of PHONES) {
   test(`at ${viewport.width}x${viewport.height}: the first screen says what this is and what to press`, async () => {
-    const page = await openPage(browser.ctx, `${server.url}?recorded`, { viewport });
+    const page = await openPage(env.browser.ctx, `${env.server.url}?recorded`, { viewport });
     const lead = await page.evaluate(() => {
       const bar = document.querySelector('.transport').getBoundingClientRect();
       const el = document.getElementById('lead');
@@ -54,7 +44,7 @@ for (const viewport of PHONES) {
   });
 
   test(`at ${viewport.width}x${viewport.height}: every tab is on screen without sideways scrolling`, async () => {
-    const page = await openPage(browser.ctx, `${server.url}?recorded`, { viewport });
+    const page = await openPage(env.browser.ctx, `${env.server.url}?recorded`, { viewport });
     const t = await page.evaluate(() => {
       const strip = document.getElementById('tabs');
       return { strip: [strip.scrollWidth, strip.clientWidth], width: innerWidth,
@@ -67,7 +57,7 @@ for (const viewport of PHONES) {
   });
 
   test(`at ${viewport.width}x${viewport.height}: no text under 12 px, the legend right above the cells`, async () => {
-    const page = await openPage(browser.ctx, `${server.url}?recorded#flow=writer`, { viewport });
+    const page = await openPage(env.browser.ctx, `${env.server.url}?recorded#flow=writer`, { viewport });
     for (const h of HASHES) {
       await goHash(page, h);
       for (const key of ['Home', 'End']) {
