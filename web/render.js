@@ -103,7 +103,7 @@ function legend(states) {
 
 function memory(s, model) {
   const parts = [];
-  if (model.recorded) parts.push(el('p', { class: 'recorded', text: `Recorded run: ${model.recorded.what}` }));
+  if (model.recorded) parts.push(el('p', { class: 'recorded', text: `${model.recorded.label || 'Recorded run'}: ${model.recorded.what}` }));
   if (s.pool) parts.push(pool(s.pool));
   for (const b of s.memory || []) parts.push(bufferView(b));
   if (s.diff) parts.push(diffView(s.diff));
@@ -222,7 +222,8 @@ function board(b) {
       el('ul', { class: 'bars' }, ...m.items.map((x) => el('li', { class: `bar-row${x.id === b.current ? ' current' : ''}`, 'data-pool': x.id },
         el('span', { class: 'bar-name', text: `${x.id === b.current ? '▶ ' : ''}${x.name}` }),
         el('span', { class: 'bar-track', 'aria-hidden': 'true' },
-          el('span', { class: `bar ${x.id}`, style: `width: ${x.value ? Math.max(0.5, 100 * x.width) : 0}%` })),
+          el('span', { class: `bar ${x.id}`, style: `width: ${x.value ? Math.max(0.5, 100 * x.width) : 0}%` }),
+          x.range ? el('span', { class: 'range', style: `left: ${100 * x.range[0]}%; width: ${Math.max(0.5, 100 * (x.range[1] - x.range[0]))}%` }) : null),
         el('span', { class: 'bar-value', 'data-value': x.value === null ? '' : String(x.value), text: x.text }))))));
   }
   if (b.headline) box.append(el('p', { class: 'conclusion' }, el('strong', { text: 'Conclusion: ' }), b.headline));

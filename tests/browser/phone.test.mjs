@@ -89,3 +89,45 @@ test('the memory and the playback bar stay put from step to step', async () => {
     await page.close();
   }
 });
+
+// Every element on screen, at every step: none reaches past the screen's
+// edges, none has content wider than its box (clipped or spilling), and the
+// memory starts at the same place at every step.
+function overflows() {
+  const out = [];
+  for (const el of document.querySelectorAll('body *')) {
+    // Hidden, or kept for screen readers only (clipped to nothing).
+    if (el.closest('.sr-only') || !el.checkVisibility({ visibilityProperty: true }) || getComputedStyle(el).clip !== 'auto') continue;
+    const r = el.getBoundingClientRect();
+    const name = `${el.tagName.toLowerCase()}.${el.className} "${el.textContent.trim().slice(0, 30)}"`;
+    if (r.width > 0 && (r.left < -0.5 || r.right > innerWidth + 0.5)) out.push(`${name} spans ${Math.round(r.left)}–${Math.round(r.right)}`);
+    const scrolls = ['auto', 'scroll'].includes(getComputedStyle(el).overflowX);
+    if (!scrolls && el.clientWidth > 0 && el.scrollWidth > el.clientWidth + 1) out.push(`${name} holds ${el.scrollWidth} px in ${el.clientWidth}`);
+  }
+  const memory = document.getElementById('memory').getBoundingClientRect().top + scrollY;
+  return { out: [...new Set(out)].slice(0, 6), wide: document.documentElement.scrollWidth, memory: Math.round(memory) };
+}
+
+test('?recorded=longest: the fan-out\'s longest sentences overflow nothing on a phone, at any step', async () => {
+  for (const viewport of [{ width: 360, height: 800 }, { width: 390, height: 844 }]) {
+    const page = await openPage(env.browser.ctx, `${env.server.url}?recorded=longest#flow=fanout&case=shared`, { viewport });
+    assert.match(await page.textContent('.recorded'), /^Not a measurement: figures made up so that every sentence takes its longest form/);
+    for (const c of ['shared', 'lockfree', 'nopool']) {
+      await goHash(page, `#flow=fanout&case=${c}`);
+      const n = await page.evaluate(() => window.__player.model.steps.length);
+      await page.keyboard.press('Home');
+      const at = new Set();
+      for (let i = 0; i < n; i++) {
+        const r = await page.evaluate(overflows);
+        assert.deepEqual(r.out, [], `${viewport.width} ${c} step ${i + 1}`);
+        assert.ok(r.wide <= viewport.width, `${viewport.width} ${c} step ${i + 1}: the page is ${r.wide} px wide`);
+        at.add(r.memory);
+        await page.keyboard.press('ArrowRight');
+      }
+      assert.equal(at.size, 1, `${viewport.width} ${c}: the memory moved (${[...at]})`);
+    }
+    await page.screenshot({ path: join(shots, `phone-longest-${viewport.width}.png`), fullPage: true });
+    assert.deepEqual(page.errors, []);
+    await page.close();
+  }
+});
