@@ -87,3 +87,36 @@ for (const viewport of PHONES) {
     await page.close();
   });
 }
+
+// With the intro open (it scrolls in a box of its own on a phone), every
+// step's explanation ends on the first screen above the playback bar; in
+// the writer flow (the one the page opens with) and the three entries, the
+// step's changed cells end within a screen and a half. Geometry only: the
+// pages play recorded or deterministic flows.
+const WORDS_FIRST = ['#flow=writer&case=fits', '#flow=writer&case=exceeds', '#flow=compare&case=array',
+  '#flow=writer&case=exceeds&scratch=65536', '#flow=envelope&case=legacy', '#flow=envelope&case=safe'];
+const CELLS_TOO = new Set(WORDS_FIRST.slice(0, 3));
+for (const viewport of PHONES) {
+  test(`at ${viewport.width}x${viewport.height} with the intro open: each step's words on the first screen, its changed cells within 1.5 screens`, async () => {
+    const page = await openPage(env.browser.ctx, `${env.server.url}?recorded#flow=writer`, { viewport });
+    await page.click('#intro > summary');
+    assert.equal(await page.evaluate(() => document.getElementById('intro').open), true);
+    for (const h of WORDS_FIRST) {
+      await goHash(page, h);
+      const n = await page.evaluate(() => window.__player.model.steps.length);
+      await page.keyboard.press('Home');
+      for (let i = 0; i < n; i++) {
+        const r = await page.evaluate(() => {
+          scrollTo(0, 0);
+          const changed = [...document.querySelectorAll('#memory .cell.changed')].map((c) => c.getBoundingClientRect().bottom);
+          return { why: document.querySelector('#caption .cap.on').getBoundingClientRect().bottom,
+            bar: document.querySelector('.transport').getBoundingClientRect().top, cells: changed.length ? Math.max(...changed) : 0 };
+        });
+        assert.ok(r.why <= r.bar, `${h} step ${i + 1}: the explanation ends at ${r.why}, the bar starts at ${r.bar}`);
+        if (CELLS_TOO.has(h)) assert.ok(r.cells <= 1.5 * viewport.height, `${h} step ${i + 1}: changed cells end at ${r.cells}`);
+        await page.keyboard.press('ArrowRight');
+      }
+    }
+    await page.close();
+  });
+}
