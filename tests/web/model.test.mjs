@@ -7,8 +7,9 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
-import { CELL, CELL_NAMES, apply, createMachine, createModel, dotnetArrayBytes, fmt, hex, layout, snapshot } from '../../web/model.js';
+import { CELL, apply, createMachine, createModel, dotnetArrayBytes, hex, layout, snapshot } from '../../web/model.js';
 import * as view from '../../web/view.js';
+import { byteMeanings, display } from '../../web/display.js';
 
 const { seek, step } = view;
 import { buildModel, describe, flowById } from '../../web/flows/index.js';
@@ -271,13 +272,16 @@ test('pausing bumps the clock\'s generation so a stale frame does nothing', () =
   assert.equal(ticks, 2);
 });
 
-test('the page\'s copy of the formats and cell names (view.js) agrees with the worker\'s (model.js)', () => {
-  assert.deepEqual(view.CELL_NAMES, CELL_NAMES);
-  for (const n of [0, 7, 1234567, 65536.4]) assert.equal(view.fmt(n), fmt(n));
-  for (const b of [[], [0x93, 0xaa, 0x41], Array.from({ length: 30 }, (_, i) => i * 9)]) {
-    assert.equal(view.hex(b), hex(b));
-    assert.equal(view.hex(b, 2), hex(b, 2));
-  }
+test('the model the worker posts carries the text the page draws: hex, state names, sentences (display.js)', () => {
+  const m = display(createModel('x', 0, [{ memory: [{ key: 's', kind: 'scratch', label: 'scratch', size: 70000, ranges: [[0, 2], [1000, 1001]],
+    cells: [{ i: 0, v: 0x93, s: CELL.OVERWRITTEN, p: 0xaa, c: true }, { i: 1, v: 0x41, s: CELL.NESTED, p: -1, c: false }, { i: 1000, v: -1, s: CELL.EMPTY, p: -1, c: false }],
+    gauge: { size: 70000, used: 2, pending: { offset: 69990, size: 20 } } }] }]));
+  const b = m.steps[0].memory[0];
+  assert.deepEqual(b.cells.map((c) => [c.x, c.px, c.st, c.n]), [['93', 'AA', 'overwritten', '0'], ['41', '', 'nested', '1'], ['', '', 'empty', '1,000']]);
+  assert.equal(b.shown, '0–1 and 1,000');
+  assert.equal(b.gaugeText, '2 of 70,000 B used · asks 20 B at 69,990: 10 B do not fit');
+  assert.equal(b.shortText, '+10 B');
+  assert.equal(b.meaning, "Read as MessagePack: 93 = an array of 3 · 41 = the integer 65");
 });
 
 test('a focused scroll box keeps the arrow, Home, End and Space keys', () => {
@@ -287,12 +291,12 @@ test('a focused scroll box keeps the arrow, Home, End and Space keys', () => {
 });
 
 test('byteMeanings reads the first bytes of a message in order', () => {
-  assert.deepEqual(view.byteMeanings([0x93, 0xaa, 0x41, 0x42]), ['93 = an array of 3', 'AA = a string of 10 bytes', "41 = 'A'", "42 = 'B'"]);
-  assert.deepEqual(view.byteMeanings([0x82, 0xc3, 0xc0, 0xff, 0x05]), ['82 = a map of 2 pairs', 'C3 = true', 'C0 = nil', 'FF = the integer -1', '05 = the integer 5']);
-  assert.deepEqual(view.byteMeanings([0xd9, 0x02, 0x68, 0x69, 0x01]), ['D9 02 = a string of 2 bytes', "68 = 'h'", "69 = 'i'", '01 = the integer 1']);
-  assert.deepEqual(view.byteMeanings([0xc4, 0x0c, 0x93, 0x01]), ['C4 0C = binary data of 12 bytes']);
-  assert.deepEqual(view.byteMeanings([0xda, 0x01]), [], 'a header cut short is not read');
-  assert.equal(view.byteMeanings(Array(20).fill(1), 6).length, 6);
+  assert.deepEqual(byteMeanings([0x93, 0xaa, 0x41, 0x42]), ['93 = an array of 3', 'AA = a string of 10 bytes', "41 = 'A'", "42 = 'B'"]);
+  assert.deepEqual(byteMeanings([0x82, 0xc3, 0xc0, 0xff, 0x05]), ['82 = a map of 2 pairs', 'C3 = true', 'C0 = nil', 'FF = the integer -1', '05 = the integer 5']);
+  assert.deepEqual(byteMeanings([0xd9, 0x02, 0x68, 0x69, 0x01]), ['D9 02 = a string of 2 bytes', "68 = 'h'", "69 = 'i'", '01 = the integer 1']);
+  assert.deepEqual(byteMeanings([0xc4, 0x0c, 0x93, 0x01]), ['C4 0C = binary data of 12 bytes']);
+  assert.deepEqual(byteMeanings([0xda, 0x01]), [], 'a header cut short is not read');
+  assert.equal(byteMeanings(Array(20).fill(1), 6).length, 6);
 });
 
 // A run whose waves take the given ns per return, one wave each (the first is warm-up).
