@@ -208,6 +208,7 @@ function board(b) {
         el('span', { class: 'bar-value', 'data-value': x.value === null ? '' : String(x.value), text: x.text }))))));
   }
   if (b.headline) box.append(el('p', { class: 'conclusion' }, el('strong', { text: 'Conclusion: ' }), b.headline));
+  if (b.rest) box.append(el('p', { class: 'conclusion-rest', text: b.rest }));
   if (b.nativeText) {
     box.append(el('p', { class: 'native' }, el('strong', { text: 'Recorded natively, not in this browser: ' }), b.nativeText));
   }

@@ -91,8 +91,8 @@ test('the memory and the playback bar stay put from step to step', async () => {
 });
 
 // Every element on screen, at every step: none reaches past the screen's
-// edges, none has content wider than its box (clipped or spilling), and the
-// memory starts at the same place at every step.
+// edges, none has content wider than its box (clipped or spilling); where
+// the step's words end and the memory and the playback bar start.
 function overflows() {
   const out = [];
   for (const el of document.querySelectorAll('body *')) {
@@ -104,11 +104,13 @@ function overflows() {
     const scrolls = ['auto', 'scroll'].includes(getComputedStyle(el).overflowX);
     if (!scrolls && el.clientWidth > 0 && el.scrollWidth > el.clientWidth + 1) out.push(`${name} holds ${el.scrollWidth} px in ${el.clientWidth}`);
   }
-  const memory = document.getElementById('memory').getBoundingClientRect().top + scrollY;
-  return { out: [...new Set(out)].slice(0, 6), wide: document.documentElement.scrollWidth, memory: Math.round(memory) };
+  scrollTo(0, 0);
+  const top = (s) => document.querySelector(s).getBoundingClientRect().top;
+  return { out: [...new Set(out)].slice(0, 6), wide: document.documentElement.scrollWidth, memory: Math.round(top('#memory')),
+    why: document.querySelector('#caption .cap.on').getBoundingClientRect().bottom, bar: top('.transport') };
 }
 
-test('?recorded=longest: the fan-out\'s longest sentences overflow nothing on a phone, at any step', async () => {
+test('?recorded=longest: the fan-out\'s longest sentences overflow nothing on a phone, and leave its words and memory on the first screen, at any step', async () => {
   for (const viewport of [{ width: 360, height: 800 }, { width: 390, height: 844 }]) {
     const page = await openPage(env.browser.ctx, `${env.server.url}?recorded=longest#flow=fanout&case=shared`, { viewport });
     assert.match(await page.textContent('.recorded'), /^Not a measurement: figures made up so that every sentence takes its longest form/);
@@ -121,6 +123,8 @@ test('?recorded=longest: the fan-out\'s longest sentences overflow nothing on a 
         const r = await page.evaluate(overflows);
         assert.deepEqual(r.out, [], `${viewport.width} ${c} step ${i + 1}`);
         assert.ok(r.wide <= viewport.width, `${viewport.width} ${c} step ${i + 1}: the page is ${r.wide} px wide`);
+        // As the page opens: the words on screen, the memory starting above the bar.
+        assert.ok(r.why < r.bar && r.memory + 40 < r.bar, `${viewport.width} ${c} step ${i + 1}: words end at ${r.why}, memory starts at ${r.memory}, the bar at ${r.bar}`);
         at.add(r.memory);
         await page.keyboard.press('ArrowRight');
       }

@@ -131,9 +131,9 @@ export default {
         state: timing(d, last) });
     }
     emit({ line: pool.kind === 0 ? L.RETURN : pool.kind === 1 ? L.FIX : L.NOPOOL, frames: frames('done'), pool: view(last), name: 'end',
-      why: `The ${pool.name} over ${fmt(mine.runs)} runs: ${fmt(mine.returns)} cross-thread returns, ${nsText(mine.ns)} each inside the returning threads (the median of the runs, each over waves 2–${fmt(config.waves.length)}; ${spread(mine)} ns), ${fmt(mine.fresh)} new arrays, ${pool.kind === 2 ? `${fmt(mine.returns)} frees` : `${fmt(mine.drops)} drops, ${fmt(mine.lockWaits)} lock waits`}. Waking the threads up is not in that time: a wave took ${fmt(mine.wakeUs)} µs from the broadcaster's signal to the last return (median).` });
+      why: `The ${pool.name} over ${fmt(mine.runs)} runs: ${fmt(mine.returns)} cross-thread returns, ${nsText(mine.ns)} each inside the returning threads (the median of the runs, waves 2–${fmt(config.waves.length)} of each; ${spread(mine)} ns), ${fmt(mine.fresh)} new arrays, ${pool.kind === 2 ? `${fmt(mine.returns)} frees` : `${fmt(mine.drops)} drops, ${fmt(mine.lockWaits)} lock waits`}; waking the threads (${fmt(mine.wakeUs)} µs a wave) is not in that time.` });
     emit({ line: pool.kind === 0 ? L.RETURN : pool.kind === 1 ? L.FIX : L.NOPOOL, frames: frames('done'), pool: view(last), name: 'summary',
-      why: board.conclusion });
+      why: board.brief });
     const skip = pool.kind === 0 ? [L.FIX, L.QUEUE, L.NOPOOL] : pool.kind === 1 ? [L.RETURN, L.PARTITION, L.DROP, L.NOPOOL]
       : [L.RETURN, L.PARTITION, L.DROP, L.FIX, L.QUEUE];
     return { skip, recorded: data.recorded || null, board: { ...board, current: pool.id, native: data.native || null },
@@ -222,7 +222,7 @@ export function summary(data) {
     ['lockWaits', 'lock waits'], ['drops', 'arrays dropped (pool full)'], ['fresh', 'new arrays allocated']];
   // Times against the slowest run of any pool, from zero, so that a 10%
   // difference draws as a 10% difference; counts against the returns, so
-  // that a handful of lock waits in 76,800 returns draws as the sliver it is.
+  // that a handful of lock waits in 51,200 returns draws as the sliver it is.
   const bars = metrics.map(([key, label]) => {
     const max = key === 'ns' ? Math.max(1e-9, ...rows.map((r) => r.nsHi ?? 0)) : null;
     const of = (v) => Math.min(1, v / (max ?? 1));
@@ -274,7 +274,7 @@ const times = (a, b) => `${(a / b).toFixed(a / b < 10 ? 1 : 0)}×`;
 
 // The conclusion, sentence by sentence, each from a comparison of the numbers.
 function conclude({ shared: s, lockfree: l, nopool: n }) {
-  if (!s || !l || !n || s.ns === null || l.ns === null || n.ns === null) return { headline: '', conclusion: '' };
+  if (!s || !l || !n || s.ns === null || l.ns === null || n.ns === null) return { headline: '', conclusion: '', brief: '', rest: '' };
   const out = [];
   // A verdict only when the ranges of the runs do not overlap.
   const faster = l.nsHi < s.nsLo, slower = l.nsLo > s.nsHi;
@@ -284,16 +284,18 @@ function conclude({ shared: s, lockfree: l, nopool: n }) {
     : slower ? `Here the lock-free pool (${nsText(l.ns)} per return) was not faster than the shared pool (${nsText(s.ns)}): every run of it was slower (${spread(l)} ns against ${spread(s)} ns).`
       : `No difference between the two pools is measurable on this machine: ${both}; the runs' ranges overlap.`);
   out.push(s.lockWaits > 0
-    ? `Over all runs the shared pool had to wait for a partition lock ${fmt(s.lockWaits)} times in ${fmt(s.returns)} returns; the lock-free pool has no lock to wait for.`
-    : 'The shared pool never had to wait for a lock in these runs (its threads rarely met); the lock-free pool has no lock at all.');
+    ? `Over all runs the shared pool had to wait for a partition lock ${fmt(s.lockWaits)} times in ${fmt(s.returns)} returns; the lock-free pool has no lock.`
+    : 'The shared pool never had to wait for a lock in these runs; the lock-free pool has no lock.');
   if (s.drops + l.drops > 0) out.push(`Drops: ${fmt(s.drops)} on the shared pool, ${fmt(l.drops)} on the lock-free one.`);
   out.push(n.ns > l.ns
-    ? `No pool is no fix: its frees took ${nsText(n.ns)} each, ${times(n.ns, l.ns)} the lock-free pool's, and it allocated ${fmt(n.fresh)} arrays where the lock-free pool allocated ${fmt(l.fresh)}.`
-    : `No pool freed each buffer in ${nsText(n.ns)}, no slower here, but it allocated ${fmt(n.fresh)} arrays where the lock-free pool allocated ${fmt(l.fresh)}: in .NET that cost comes back as garbage collection (the document measured no pooling ~18× slower).`);
+    ? `No pool is no fix: its frees took ${nsText(n.ns)} each, ${times(n.ns, l.ns)} the lock-free pool's, and it allocated ${fmt(n.fresh)} arrays against ${fmt(l.fresh)}.`
+    : `No pool freed each buffer in ${nsText(n.ns)}, no slower here, but allocated ${fmt(n.fresh)} arrays against ${fmt(l.fresh)}: in .NET that comes back as garbage collection (the document measured no pooling ~18× slower).`);
   const headline = !faster && !slower
     ? `No difference is measurable on this machine: ${both}. No pool allocated ${fmt(n.fresh)} arrays against ${fmt(l.fresh)}.`
     : faster
     ? `The fix holds here: lock-free ${times(s.ns, l.ns)} faster than the shared pool per cross-thread return${s.lockWaits > 0 ? `, with no lock to wait for where the shared pool waited ${fmt(s.lockWaits)} times` : ''}; no pool allocated ${fmt(n.fresh)} arrays against ${fmt(l.fresh)}.`
     : `Here the lock-free pool was not faster (${nsText(l.ns)} against ${nsText(s.ns)} per return); no pool allocated ${fmt(n.fresh)} arrays against ${fmt(l.fresh)}.`;
-  return { headline, conclusion: out.join(' ') };
+  // The last step says the verdict and the locks; the board under the
+  // memory says the rest, so that the step's words stay short on a phone.
+  return { headline, conclusion: out.join(' '), brief: out.slice(0, 2).join(' '), rest: out.slice(2).join(' ') };
 }
