@@ -213,7 +213,7 @@ export function summary(data) {
     const ns = runs.map(runNs).filter((v) => v !== null);
     const total = (k) => sum(runs.map((ss) => ss[ss.length - 1][k]));
     return { id: p.id, name: p.name, returns: total('returns'), ns: median(ns), nsLo: ns.length ? Math.min(...ns) : null,
-      nsHi: ns.length ? Math.max(...ns) : null, runs: ns.length, waves: Math.max(...runs.map((ss) => ss[ss.length - 1].wave + 1)),
+      nsHi: ns.length ? Math.max(...ns) : null, runs: ns.length,
       wakeUs: median(runs.flatMap((ss) => perWave(ss).slice(1).map((w) => w.phaseUs))),
       lockWaits: p.kind === 2 ? null : total('lockWaits'), drops: p.kind === 2 ? null : total('drops'), fresh: total('fresh') };
   });
