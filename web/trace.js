@@ -1,15 +1,17 @@
 // trace.js -- the page's one door to its WebAssembly module: loads it and
-// runs the flows of wasm/sp_flows.c, handing back plain data (events, bytes,
+// runs the flows of wasm/flows/, handing back plain data (events, bytes,
 // counters, samples); and the fan-out recorded from the pthread build, for
 // pages without threads. Owns: which module the page runs (its own, in
 // dist-web/: the core, the tracer and the flows, never shipped in the
-// package), strings into and traces out of linear memory, polling the
+// package), strings into and traces out of linear memory (laid out as
+// js/abi.js reads the module's own layout table), polling the
 // fan-out. It runs in the page's worker (worker.js) and under Node (the
 // tests, record-fanout.mjs). Loading, and the choice of build (pthreads when
 // the page is cross-origin isolated), are js/wasm.js's, as for the package.
 // Must not touch: the DOM or what a flow means (flows/*.js and model.js do
 // that).
 
+import { cString, flowsAbi } from '../js/abi.js';
 import { canUseThreads, loadModule } from '../js/wasm.js';
 
 export { canUseThreads };
@@ -17,8 +19,6 @@ export { canUseThreads };
 const KINDS = [null, 'ENTRY', 'SCRATCH', 'SCRATCH_BUSY', 'RESERVE', 'WRITE', 'MIGRATE',
   'SEGMENT', 'COPY_OUT', 'SINK', 'RELEASE', 'EXIT'];
 const BUFFERS = [null, 'scratch', 'segment', 'output'];
-const EVENT_SIZE = 40;              // sizeof(sp_trace_event), asserted in sp_flows.c
-const SAMPLE_WORDS = 20;            // sizeof(fan_sample) / 4, asserted in sp_flows.c
 
 /** The page's module in `dir` (dist-web/ next to web/; the server maps /dist-web/). */
 export function flowFiles(dir = new URL('../dist-web/', import.meta.url)) {
@@ -71,7 +71,7 @@ export async function loadFlows(files = flowFiles()) {
 export function createFlows(m, threaded) {
   const heap = () => m.HEAPU8;      // memory never grows in these builds: the view stays valid
   const utf8 = new TextEncoder();
-  const text = new TextDecoder();
+  const abi = flowsAbi(m, heap());  // the records' layouts, from the module itself
 
   // A UTF-8 copy of s in linear memory for the length of fn. (encodeInto
   // refuses a shared view in Chromium, so encode then copy.)
@@ -82,31 +82,17 @@ export function createFlows(m, threaded) {
     try { return fn(p, b.length); } finally { m._free(p); }
   }
 
-  function cString(p) {
-    const h = heap();
-    let end = p;
-    while (h[end] !== 0) end++;
-    return text.decode(h.slice(p, end));
-  }
-
   function readTrace(code) {
     const h = heap();
     const view = new DataView(h.buffer);
     const base = m._sp_flow_events(), bytes = m._sp_flow_bytes();
     const events = [];
     for (let i = 0, n = m._sp_flow_event_count(); i < n; i++) {
-      const o = base + i * EVENT_SIZE;
-      const e = {
-        kind: KINDS[view.getUint8(o)], depth: view.getUint8(o + 1),
-        buffer: BUFFERS[view.getUint8(o + 2)], flag: view.getUint8(o + 3),
-        index: view.getUint32(o + 4, true), thread: view.getUint32(o + 12, true),
-        offset: Number(view.getBigUint64(o + 16, true)), size: Number(view.getBigUint64(o + 24, true)),
-        addr: Number(view.getBigUint64(o + 32, true)),
-      };
-      if (e.kind === 'WRITE') {
-        const at = bytes + view.getUint32(o + 8, true);
-        e.bytes = h.slice(at, at + e.size);
-      }
+      const e = abi.event.read(view, base + i * abi.event.bytes);
+      e.kind = KINDS[e.kind];
+      e.buffer = BUFFERS[e.buffer];
+      if (e.kind === 'WRITE') e.bytes = h.slice(bytes + e.data, bytes + e.data + e.size);
+      delete e.data;                 // where the bytes were: not part of the event
       events.push(e);
     }
     const r = m._sp_flow_result();
@@ -128,7 +114,7 @@ export function createFlows(m, threaded) {
         m._sp_flow_envelope(mode, bp, bn, id | 0, np, nn, scratch)));
       const trace = readTrace(code);
       trace.readable = m._sp_flow_check_outer() === 1;
-      trace.readBack = cString(m._sp_flow_message());
+      trace.readBack = cString(heap(), m._sp_flow_message());
       return trace;
     },
 
@@ -139,11 +125,10 @@ export function createFlows(m, threaded) {
 
     /** The document's measurement: warm-up calls, then the mean over n calls, from the counters. */
     measure({ entry, big, warm = 200, n = 2000 }) {
-      const out = m._malloc(32);
+      const out = m._malloc(abi.measurement.bytes);
       try {
         const code = m._sp_flow_measure(entry, big ? 1 : 0, warm, n, out);
-        const f = new Float64Array(heap().buffer, out, 4);
-        return { code, bytesPerCall: f[0], allocsPerCall: f[1], length: f[2], usPerCall: f[3] };
+        return { code, ...abi.measurement.read(heap().buffer, out) };
       } finally { m._free(out); }
     },
 
@@ -169,13 +154,13 @@ export function createFlows(m, threaded) {
       const samples = [];
       const collect = () => {
         const n = m._sp_flow_fanout_count();
-        const all = new Uint32Array(heap().buffer, m._sp_flow_fanout_samples(), n * SAMPLE_WORDS);
+        const u32 = new Uint32Array(heap().buffer), at = m._sp_flow_fanout_samples() >>> 2;
         for (let i = samples.length; i < n; i++) {
-          samples.push(toSample(all.slice(i * SAMPLE_WORDS, (i + 1) * SAMPLE_WORDS), consumers));
+          samples.push(abi.sample.read(u32, at + i * (abi.sample.bytes >>> 2), consumers));
           onSample(samples[i], samples);
         }
       };
-      while (m._sp_flow_fanout_state() === 1) { collect(); await wait(); }
+      while (m._sp_flow_fanout_state() === abi.fanoutRunning) { collect(); await wait(); }
       collect();
       while (!m._sp_flow_fanout_finish()) await wait();   // threads still exiting: then free the pool
       return samples;
@@ -184,12 +169,6 @@ export function createFlows(m, threaded) {
     /** Ends the pthread workers (Node tests; a page simply closes). */
     close() { m.PThread?.terminateAllThreads(); },
   };
-}
-
-function toSample(u, consumers) {
-  return { phase: u[0], wave: u[1], tUs: u[2], inFlight: u[3], rents: u[4], returns: u[5],
-    slotHits: u[6], partitionHits: u[7], lockWaits: u[8], fresh: u[9], drops: u[10], cached: u[11],
-    returnNs: u[12], phaseUs: u[13], returned: Array.from(u.slice(16, 16 + consumers)) };
 }
 
 function tick(ms = 2) {
