@@ -65,25 +65,31 @@ function need(layout, record, names, width, where) {
 
 // ---- the package's module (wasm/package/) ----------------------------------
 
+const SPAN_FIELDS = ['cur', 'end', 'base', 'mode'];
 const TASK_FIELDS = ['state', 'cancel', 'kind', 'n', 'src', 'result', 'resultLen', 'code', 'cause',
   'scratchSize', 'compression'];
 
 const packageAbis = new WeakMap();
 
 /**
- * The package module's layouts, read once per module: `task` (word
- * indices of sp_wasm_task's fields, its size in bytes, and the state that
- * means done) and `stats` (the record's size and a reader).
+ * The package module's layouts, read once per module: `span` (byte
+ * offsets of the span record at the start of a job, its size, and the mode
+ * that means "in the scratch": the shape of js/sinks.js's SPAN), `task`
+ * (word indices of sp_wasm_task's fields, its size in bytes, and the state
+ * that means done) and `stats` (the record's size and a reader).
  */
 export function packageAbi(m, u8) {
   let abi = packageAbis.get(m);
   if (abi === undefined) {
     const layout = readLayout(u8, m._sp_wasm_abi());
     const where = 'the package module';
+    const span = need(layout, 'span', SPAN_FIELDS, 4, where);
     const task = need(layout, 'task', TASK_FIELDS, 4, where);
     const stats = layout.records.stats;
     need(layout, 'stats', Object.keys(stats?.fields ?? {}), 8, where);
     abi = Object.freeze({
+      span: Object.freeze({ size: span.size, ...Object.fromEntries(SPAN_FIELDS.map((n) => [n, span.fields[n].offset])),
+        scratch: layout.consts.modeScratch }),
       task: Object.freeze({ ...Object.fromEntries(TASK_FIELDS.map((n) => [n, task.fields[n].offset >>> 2])),
         bytes: task.size, done: layout.consts.taskDone }),
       stats: Object.freeze({ bytes: stats.size, read: doubles(stats) }),

@@ -12,7 +12,7 @@ import { WASI } from 'node:wasi';
 import { createScratchpack, decode } from '../../js/index.js';
 import { cString, packageAbi, readLayout } from '../../js/abi.js';
 import { codeFromC, codes } from '../../js/errors.js';
-import { Heap } from '../../js/sinks.js';
+import { Heap, SPAN } from '../../js/sinks.js';
 import { KIND } from '../../js/typed.js';
 import { loadModule } from '../../js/wasm.js';
 import { createFlows, flowFiles } from '../../web/trace.js';
@@ -58,6 +58,14 @@ for (const wasm of ['threads', 'single']) {
   });
 }
 
+test('the span record abi.js reads from the table is the one js/sinks.js checks at load', async () => {
+  for (const wasm of ['threads', 'single']) {
+    const sp = await createScratchpack({ wasm });
+    assert.deepEqual({ ...packageAbi(sp._m, new Heap(sp._m).u8).span }, { ...SPAN });
+    sp.close();
+  }
+});
+
 test('a cancelled task reports CANCELLED and its cause through the record', async () => {
   const sp = await createScratchpack({ wasm: 'single' });
   const m = sp._m, heap = new Heap(m);
@@ -96,11 +104,11 @@ test('a module whose layout table lacks a field JS reads is refused', async () =
   const sp = await createScratchpack({ wasm: 'single' });
   const m = sp._m, heap = new Heap(m);
   const name = heap.alloc(8, 'test'), table = heap.alloc(24, 'test');
-  heap.u8.set(new TextEncoder().encode('task\0'), name);
-  heap.u32.set([name, 0, 48, 0, 0, 0], table >>> 2);      // the record, no fields
+  heap.u8.set(new TextEncoder().encode('span\0'), name);
+  heap.u32.set([name, 0, 16, 0, 0, 0], table >>> 2);      // the record, no fields
   const fake = { _sp_wasm_abi: () => table };
-  assert.deepEqual(readLayout(heap.u8, table), { records: { task: { size: 48, fields: {} } }, consts: {} });
-  assert.throws(() => packageAbi(fake, heap.u8), { code: 'INTERNAL', message: /'task' has no field 'state'/ });
+  assert.deepEqual(readLayout(heap.u8, table), { records: { span: { size: 16, fields: {} } }, consts: {} });
+  assert.throws(() => packageAbi(fake, heap.u8), { code: 'INTERNAL', message: /'span' has no field 'cur'/ });
   heap.free(name, 8);
   heap.free(table, 24);
   sp.close();
