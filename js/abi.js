@@ -122,7 +122,7 @@ function doubles(record) {
 // What web/trace.js reads of an event, a sample (and returned[], per
 // consumer) and a measurement.
 const EVENT_BYTES = ['kind', 'depth', 'buffer', 'flag'];
-const EVENT_WORDS = ['index', 'data', 'thread'];
+const EVENT_WORDS = ['index', 'thread'];
 const EVENT_LONGS = ['offset', 'size', 'addr'];
 const SAMPLE_WORDS = ['phase', 'wave', 'tUs', 'inFlight', 'rents', 'returns', 'slotHits', 'partitionHits',
   'lockWaits', 'fresh', 'drops', 'cached', 'returnNs', 'phaseUs'];
@@ -130,7 +130,7 @@ const MEASUREMENT = ['bytesPerCall', 'allocsPerCall', 'length', 'usPerCall'];
 
 /**
  * The flows module's layouts: `event` (its size; read(view, at) gives its
- * fields, `data` being the offset of a WRITE's bytes in the byte store),
+ * fields, data(view, at) the offset of a WRITE's bytes in the byte store),
  * `sample` (its size; read(u32, at, consumers) with `at` a word index),
  * `measurement` (its size; read(buffer, at)) and `fanoutRunning`.
  */
@@ -138,12 +138,13 @@ export function flowsAbi(m, u8) {
   const layout = readLayout(u8, m._sp_flow_abi());
   const where = 'the flows module';
   const event = need(layout, 'event', EVENT_BYTES, 1, where);
-  need(layout, 'event', EVENT_WORDS, 4, where);
+  need(layout, 'event', [...EVENT_WORDS, 'data'], 4, where);
   need(layout, 'event', EVENT_LONGS, 8, where);
   const sample = need(layout, 'sample', [...SAMPLE_WORDS, 'returned'], 4, where);
   const measurement = need(layout, 'measurement', MEASUREMENT, 8, where);
   const at = (r, names, shift) => names.map((n) => [n, r.fields[n].offset >>> shift]);
   const bytes = at(event, EVENT_BYTES, 0), words = at(event, EVENT_WORDS, 0), longs = at(event, EVENT_LONGS, 0);
+  const data = event.fields.data.offset;
   const sampleWords = at(sample, SAMPLE_WORDS, 2), returned = sample.fields.returned.offset >>> 2;
   return Object.freeze({
     event: Object.freeze({ bytes: event.size, read(view, o) {
@@ -152,7 +153,7 @@ export function flowsAbi(m, u8) {
       for (const [n, off] of words) e[n] = view.getUint32(o + off, true);
       for (const [n, off] of longs) e[n] = Number(view.getBigUint64(o + off, true));
       return e;
-    } }),
+    }, data: (view, o) => view.getUint32(o + data, true) }),
     sample: Object.freeze({ bytes: sample.size, read(u32, w, consumers) {
       const s = {};
       for (const [n, off] of sampleWords) s[n] = u32[w + off];

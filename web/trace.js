@@ -88,11 +88,13 @@ export function createFlows(m, threaded) {
     const base = m._sp_flow_events(), bytes = m._sp_flow_bytes();
     const events = [];
     for (let i = 0, n = m._sp_flow_event_count(); i < n; i++) {
-      const e = abi.event.read(view, base + i * abi.event.bytes);
+      const o = base + i * abi.event.bytes, e = abi.event.read(view, o);
       e.kind = KINDS[e.kind];
       e.buffer = BUFFERS[e.buffer];
-      if (e.kind === 'WRITE') e.bytes = h.slice(bytes + e.data, bytes + e.data + e.size);
-      delete e.data;                 // where the bytes were: not part of the event
+      if (e.kind === 'WRITE') {
+        const at = bytes + abi.event.data(view, o);
+        e.bytes = h.slice(at, at + e.size);
+      }
       events.push(e);
     }
     const r = m._sp_flow_result();
