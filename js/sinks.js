@@ -8,6 +8,7 @@
 // overflows). Must not touch: formats (writer.js) or what the entries do
 // with the result.
 
+import { cString } from './abi.js';
 import { EncodeFailure, ScratchpackError, codes, codeFromC } from './errors.js';
 
 /**
@@ -117,11 +118,8 @@ export class Heap {
 
   /** A NUL-terminated C string at p. */
   cString(p) {
-    p >>>= 0;
     this.refresh();                       // error paths only: cover the string wherever it is
-    let s = '';
-    for (let i = p; p !== 0 && i < this.u8.length && this.u8[i] !== 0; i++) s += String.fromCharCode(this.u8[i]);
-    return s;
+    return cString(this.u8, p);
   }
 
   /** The staging block, at least n bytes (8-aligned); returns its address. */
