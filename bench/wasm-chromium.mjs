@@ -15,7 +15,8 @@
 // --browser-only (native and the two Chromium builds); --quick (browser-only,
 // one round of one 5 ms sample: checks that everything runs, for CI; its
 // figures mean nothing). Environment: SP_WASM_ROUNDS, SP_WASM_SAMPLES,
-// SP_BENCH_SAMPLE_MS as bench:wasm; CHROMIUM (default /usr/bin/chromium);
+// SP_BENCH_SAMPLE_MS as bench:wasm, SP_WASM_CASES (only the cases whose
+// name contains it: bench/wasm-table.mjs); CHROMIUM (default /usr/bin/chromium);
 // SP_CHROMIUM_JS_FLAGS and SP_NODE_WASM_FLAGS: V8 flags for the page and the
 // node builds (e.g. --no-liftoff, to see what a flag changes; not defaults).
 import { nodeLine } from './node-select.mjs';   // first: may rerun this script on another Node
@@ -36,7 +37,8 @@ if (!webDir) {
 const quick = flags.has('--quick');
 const browserOnly = quick || flags.has('--browser-only');
 if (quick) Object.assign(process.env, { SP_WASM_ROUNDS: '1', SP_WASM_SAMPLES: '1', SP_BENCH_SAMPLE_MS: '5' });
-const { rounds, samples, sampleMs } = settings();
+const set = settings();
+const { rounds, samples, sampleMs, args } = set;
 const split = (v) => (v ?? '').split(/\s+/).filter(Boolean);
 const jsFlags = split(process.env.SP_CHROMIUM_JS_FLAGS);
 const nodeFlags = split(process.env.SP_NODE_WASM_FLAGS);
@@ -81,7 +83,7 @@ try {
     run: async () => {
       const p = await browser.newPage();
       try {
-        await p.goto(`${base}?build=${build}&args=${samples},${sampleMs}`);
+        await p.goto(`${base}?build=${build}&args=${encodeURIComponent(args.join(','))}`);
         await p.waitForFunction(() => window.__result.done || window.__result.error, null, { timeout: 600000 });
         const r = await p.evaluate(() => window.__result);
         if (r.error) throw new Error(`chromium ${build}: ${r.error}\n${r.out}`);
@@ -91,14 +93,14 @@ try {
       }
     },
   });
-  const proc = (name, cmd, args) => ({
-    name, run: async () => execFileSync(cmd, args, { encoding: 'utf8', timeout: 600000 }),
+  const proc = (name, cmd, argv) => ({
+    name, run: async () => execFileSync(cmd, argv, { encoding: 'utf8', timeout: 600000 }),
   });
   const builds = [
-    proc('native', nativeBin, [samples, sampleMs]),
+    proc('native', nativeBin, args),
     ...(browserOnly ? [] : [
-      proc('node st', process.execPath, [...nodeFlags, emStFile, samples, sampleMs]),
-      proc('node mt', process.execPath, [...nodeFlags, emMtFile, samples, sampleMs]),
+      proc('node st', process.execPath, [...nodeFlags, emStFile, ...args]),
+      proc('node mt', process.execPath, [...nodeFlags, emMtFile, ...args]),
     ]),
     page('st'),
     page('mt'),
@@ -107,7 +109,7 @@ try {
   const lines = [`chromium: ${product}, V8 ${jsVersion}${jsFlags.length ? ` (--js-flags=${jsFlags.join(' ')})` : ''}`];
   if (!browserOnly) lines.push(`node builds on ${nodeLine}${nodeFlags.length ? ` (${nodeFlags.join(' ')})` : ''}`);
   if (quick) lines.push('--quick: one 5 ms sample per case, a check that every build runs; not a measurement');
-  printTable(builds, result, { rounds, samples, sampleMs }, lines);
+  printTable(builds, result, set, lines);
 } finally {
   await stop();
 }

@@ -13,13 +13,15 @@ const int = (name, dflt) => {
   return Number.isInteger(v) && v > 0 ? v : dflt;
 };
 
-/** The method's knobs from the environment (defaults: 7 rounds, 3 samples of ~20 ms). */
+/** The method's knobs from the environment (defaults: 7 rounds, 3 samples of
+ *  ~20 ms, every case); args: the program's arguments that say so
+ *  (SP_WASM_CASES=<substring>: only the cases whose name contains it). */
 export function settings() {
-  return {
-    rounds: int('SP_WASM_ROUNDS', 7),
-    samples: String(int('SP_WASM_SAMPLES', 3)),
-    sampleMs: String(int('SP_BENCH_SAMPLE_MS', 20)),
-  };
+  const rounds = int('SP_WASM_ROUNDS', 7);
+  const samples = String(int('SP_WASM_SAMPLES', 3));
+  const sampleMs = String(int('SP_BENCH_SAMPLE_MS', 20));
+  const cases = process.env.SP_WASM_CASES || '';
+  return { rounds, samples, sampleMs, cases, args: [samples, sampleMs, ...(cases ? ['0', cases] : [])] };
 }
 
 /** One run's output: { times: { case: [median, best] }, kernel }. */
@@ -65,8 +67,9 @@ const med = (runs) => median(runs.map((t) => t[0]));
 
 /** Prints the ratio table (and the peers' table when their rows are there);
  *  `lines` are printed first (what ran where). */
-export function printTable(builds, { got, kernels }, { rounds, samples, sampleMs }, lines) {
+export function printTable(builds, { got, kernels }, { rounds, samples, sampleMs, cases }, lines) {
   console.log(`WASM vs native, ${rounds} interleaved rounds x ${samples} samples of ~${sampleMs} ms; ` +
+    (cases ? `cases matching '${cases}'; ` : '') +
     'ns/op: best sample; ratio = WASM / native, by bests (by medians of the runs in brackets)');
   for (const l of lines) console.log(l);
   console.log(`int32 kernels: ${builds.map((b, i) => `${b.name} ${kernels[i]}`).join(', ')}`);

@@ -34,20 +34,21 @@ if (!emMtFile) {
   console.error('usage: node bench/wasm-vs-native.mjs <native> <wasi.wasm> <em-st.cjs> <em-mt.cjs> (see bench/wasm-vs-native.sh)');
   process.exit(2);
 }
-const { rounds, samples, sampleMs } = settings();
+const set = settings();
+const { rounds, samples, sampleMs, args } = set;
 const self = fileURLToPath(import.meta.url);
 const node = process.execPath;
 
 // Each run is a process of its own.
-const proc = (name, cmd, args) => ({
-  name, run: async () => execFileSync(cmd, args, { encoding: 'utf8', timeout: 600000 }),
+const proc = (name, cmd, argv) => ({
+  name, run: async () => execFileSync(cmd, argv, { encoding: 'utf8', timeout: 600000 }),
 });
 const builds = [
-  proc('native', nativeBin, [samples, sampleMs]),
-  proc('wasi', node, ['--no-warnings', self, '--wasi', wasiFile, samples, sampleMs]),
-  proc('emcc st', node, [emStFile, samples, sampleMs]),
-  proc('emcc mt', node, [emMtFile, samples, sampleMs]),
+  proc('native', nativeBin, args),
+  proc('wasi', node, ['--no-warnings', self, '--wasi', wasiFile, ...args]),
+  proc('emcc st', node, [emStFile, ...args]),
+  proc('emcc mt', node, [emMtFile, ...args]),
 ];
 
 const result = await runRounds(builds, rounds);
-printTable(builds, result, { rounds, samples, sampleMs }, [`WASM builds on ${nodeLine}`]);
+printTable(builds, result, set, [`WASM builds on ${nodeLine}`]);
