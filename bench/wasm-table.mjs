@@ -94,7 +94,8 @@ export function printTable(builds, { got, kernels }, { rounds, samples, sampleMs
   // the WASM ratios above can be read against what the same C costs them.
   const peerCases = Object.keys(got[0]).filter((c) => c.includes(':'));
   if (peerCases.length === 0) {
-    console.log('peer rows skipped: no CWPack/mpack sources (cmake/peers.cmake; set SP_PEERS)');
+    console.log(cases ? `peer rows: none among the cases matching '${cases}'`
+      : 'peer rows skipped: no CWPack/mpack sources (cmake/peers.cmake; set SP_PEERS)');
     return;
   }
   const pw = [24, ...builds.map((b) => Math.max(9, b.name.length))];
