@@ -8,7 +8,8 @@
 # interleaved and prints the ratios. Works from any directory.
 # Environment: SP_WASM_ROUNDS (default 7: process rounds, the order rotated
 # each round), SP_WASM_SAMPLES (default 3 samples per case and process),
-# SP_BENCH_SAMPLE_MS (default 20). The Node that runs the WASM builds:
+# SP_BENCH_SAMPLE_MS (default 20), SP_WASM_CASES (only the cases whose name
+# contains it). The Node that runs the WASM builds:
 # `npm run bench:wasm -- --node 24` (22, or a path) or SP_NODE=24.
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -31,7 +31,9 @@
 ** line per case, "<case> <median ns/op> <best ns/op>", then the kernel and a
 ** checksum.
 ** wasm_workloads 1 1 <iters> [<case substring>] runs a fixed number of
-** iterations instead, untimed (for instruction counts).
+** iterations instead, untimed (for instruction counts); an <iters> of 0
+** times only the cases whose name contains the substring, as the default
+** run does (for comparing variants of one case, e.g. under V8 flags).
 */
 #include "bench_util.h"   /* first: it sets _POSIX_C_SOURCE for clock_gettime */
 
@@ -294,13 +296,20 @@ int main(int argc, char **argv) {
   };
   enum { NCASES = sizeof cases / sizeof cases[0] };
   double med[NCASES];
+  int ncases = NCASES;
   int rounds = argc > 1 ? atoi(argv[1]) : 5;
   double sample_ms = argc > 2 ? atof(argv[2]) : 20;
   if (rounds < 1) rounds = 1;
   if (sample_ms <= 0) sample_ms = 20;
   build();
   check();
-  if (argc > 3) {
+  if (argc > 4 && atol(argv[3]) == 0) {
+    /* Timed, only the cases named: moved to the front, the rest dropped. */
+    int kept = 0;
+    for (int i = 0; i < NCASES; i++)
+      if (strstr(cases[i].name, argv[4]) != NULL) cases[kept++] = cases[i];
+    ncases = kept;
+  } else if (argc > 3) {
     /* A fixed count of iterations of the cases whose name contains argv[4]:
     ** for counting instructions (perf stat), which load does not move. */
     long iters = atol(argv[3]);
@@ -310,8 +319,8 @@ int main(int argc, char **argv) {
     printf("checksum %llu\n", (unsigned long long)bench_checksum);
     return 0;
   }
-  bench_run(cases, NCASES, rounds, sample_ms, med);
-  for (int i = 0; i < NCASES; i++)     /* bench_run left the samples sorted */
+  bench_run(cases, ncases, rounds, sample_ms, med);
+  for (int i = 0; i < ncases; i++)     /* bench_run left the samples sorted */
     printf("%s %.1f %.1f\n", cases[i].name, med[i], cases[i].samples[0]);
   printf("kernel %s\nchecksum %llu\n", sp_bulk_i32_kernel(), (unsigned long long)bench_checksum);
   sp_buffer_free(&g_out);
