@@ -17,7 +17,7 @@
 import { EncodeFailure, ScratchpackError, codes, describeValue, finishDecodeError } from './errors.js';
 import { decodeDefaults, decodeOptions } from './decoder.js';
 import { decodeTop } from './decompress.js';
-import { GrowSink } from './sinks.js';
+import { GrowSink } from './sink-grow.js';
 import { W, contractClasses, encodeWith } from './writer.js';
 import { D } from './decoder.js';
 import { compileContract } from './contract-compile.js';

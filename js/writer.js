@@ -1,15 +1,12 @@
 // writer.js -- walks JS values and writes MessagePack into a span.
 // Owns: every format as JS writes it, the walk, element paths on failure.
-// Must not touch: where spans come from -- a sink supplies them (sinks.js:
-// the WASM heap through the C writer's slow path, or the caller's array).
+// Must not touch: where spans come from -- a sink supplies them (sink.js
+// states the interface; sink-*.js: the WASM heap through the C writer's slow
+// path, the caller's array, JS memory).
 //
-// A sink is { u8, dv, pos, end, more(n), array(kind, view), sync() }:
-// u8/dv view the span's memory, bytes go at u8[pos..end). more(n) leaves at
-// least n bytes between pos and end (or throws); array() writes a typed
-// array as a MessagePack array (through C) and returns null, or returns the
-// bytes to copy; sync() re-makes u8/dv if linear memory grew meanwhile.
-// The walk keeps the span in module variables for speed and saves them
-// around each call, so an encode nested in a getter has its own.
+// The walk keeps the span (u8, dv, pos, end) in module variables for speed
+// and saves them around each call, so an encode nested in a getter has its
+// own.
 
 import { Ext, extEncode } from './ext.js';
 import {
@@ -400,11 +397,31 @@ function writeDate(d) {
 
 // ---- containers ------------------------------------------------------------
 
+/**
+ * Bytes of an array or map header for n elements: fix 1, 16-bit 3, 32-bit 5.
+ * The one copy of this rule in JS (sink-numeric.js sizes arrays by it).
+ */
+export const containerHeaderSize = (n) => (n < 16 ? 1 : n < 0x10000 ? 3 : 5);
+
+/**
+ * Writes the header of an array (fix 0x90, c16 0xdc) or a map (0x80, 0xde)
+ * of n elements at u8[at], which has room for 5 bytes; returns its size.
+ * The one place JS writes these headers (sink-numeric.js writes a big
+ * typed array's through it).
+ */
+export function putContainerHeader(u8, at, n, fix, c16) {
+  if (n < 16) { u8[at] = fix | n; return 1; }
+  if (n < 0x10000) { u8[at] = c16; u8[at + 1] = n >>> 8; u8[at + 2] = n & 0xff; return 3; }
+  if (n > 0xffffffff)
+    throw new EncodeFailure(codes.LENGTH_LIMIT, `${fix === 0x90 ? 'array' : 'map'} longer than 2^32-1 elements`);
+  u8[at] = c16 + 1; u8[at + 1] = n >>> 24; u8[at + 2] = (n >>> 16) & 0xff;
+  u8[at + 3] = (n >>> 8) & 0xff; u8[at + 4] = n & 0xff;
+  return 5;
+}
+
 function writeHeader(n, fix, c16) {
   if (end - pos < 5) more(5);
-  if (n < 16) { u8[pos++] = fix | n; }
-  else if (n < 0x10000) { u8[pos] = c16; u8[pos + 1] = n >>> 8; u8[pos + 2] = n & 0xff; pos += 3; }
-  else { u8[pos] = c16 + 1; view().setUint32(pos + 1, n); pos += 5; }
+  pos += putContainerHeader(u8, pos, n, fix, c16);
 }
 
 function writeArray(a, depth) {
