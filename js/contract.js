@@ -18,8 +18,9 @@ import { EncodeFailure, ScratchpackError, codes, describeValue, finishDecodeErro
 import { decodeDefaults, decodeOptions } from './decoder.js';
 import { decodeTop } from './decompress.js';
 import { GrowSink } from './sink-grow.js';
-import { W, contractClasses, encodeWith } from './writer.js';
-import { D } from './decoder.js';
+import { contractClasses } from './classify.js';
+import { W, encodeWith } from './writer.js';
+import { D } from './decoder-contract.js';
 import { compileContract } from './contract-compile.js';
 import { interpretContract } from './contract-interp.js';
 import { runtime } from './contract-runtime.js';

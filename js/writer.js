@@ -8,7 +8,10 @@
 // and saves them around each call, so an encode nested in a getter has its
 // own.
 
-import { Ext, extEncode } from './ext.js';
+import {
+  ARRAY, BUFFER, CONTRACT, DATE, EXT, EXTENSION, MAP, OBJECT, VIEW, binBytes, claimedBy, classifyObject, contractClasses,
+} from './classify.js';
+import { extEncode } from './ext.js';
 import {
   EncodeFailure, codes, finishEncodeError, indexStep, keyStep, mapKeyStep, mapStep,
   valuesAlong, within,
@@ -496,7 +499,7 @@ function writeMap(m, depth) {
 function writeTyped(view) {
   const kind = numericKind(view);
   if (kind < 0) {
-    writeBin(view instanceof Uint8Array ? view : new Uint8Array(view.buffer, view.byteOffset, view.byteLength));
+    writeBin(binBytes(view));
     return;
   }
   if (sink.array === undefined) { writeNumbers(view, kind); return; }   // a sink without C (GrowSink)
@@ -518,31 +521,28 @@ const refused = [
 function writeObject(v, depth) {
   if (depth > maxDepth)
     throw new EncodeFailure(codes.DEPTH_LIMIT, `nesting deeper than ${maxDepth} levels`);
-  const ctor = v.constructor;
-  if (ctor === Object) writeObjectMap(v, depth);
-  else if (exts !== null && writeExtension(v)) return;
-  else if (Array.isArray(v)) writeArray(v, depth);
-  else if (ArrayBuffer.isView(v)) writeTyped(v);
-  else if (v instanceof Map) writeMap(v, depth);
-  else if (v instanceof Date) writeDate(v);
-  else if (v instanceof Ext) { writeExtHeader(v.type, v.data.length); writeRaw(v.data); }
-  else if (v instanceof ArrayBuffer ||
-           (typeof SharedArrayBuffer === 'function' && v instanceof SharedArrayBuffer)) writeBin(new Uint8Array(v));
-  else if (ctor !== undefined && contractClasses.has(ctor)) contractClasses.get(ctor)(v, depth);
-  else writeOtherObject(v, depth);
+  switch (classifyObject(v, exts)) {
+    case OBJECT: writeObjectMap(v, depth); return;
+    case EXTENSION: writeExtension(v, claimedBy()); return;
+    case ARRAY: writeArray(v, depth); return;
+    case VIEW: writeTyped(v); return;
+    case MAP: writeMap(v, depth); return;
+    case DATE: writeDate(v); return;
+    case EXT: writeExtHeader(v.type, v.data.length); writeRaw(v.data); return;
+    case BUFFER: writeBin(binBytes(v)); return;
+    case CONTRACT: contractClasses.get(v.constructor)(v, depth); return;
+    default: writeOtherObject(v, depth);
+  }
 }
 
-// A value of a registered class (or a subclass) as its extension's ext;
-// false when no extension claims it. The user's encode may encode in turn:
-// encodeWith saves this walk's state and re-makes its views, as for a getter.
-function writeExtension(v) {
-  const e = exts.find(v);
-  if (e === null) return false;
+// A value of a registered class (or a subclass) as its extension e's ext.
+// The user's encode may encode in turn: encodeWith saves this walk's state
+// and re-makes its views, as for a getter.
+function writeExtension(v, e) {
   const data = extEncode(e, v);
   if (data.length > 0xffffffff) throw new EncodeFailure(codes.LENGTH_LIMIT, 'ext data longer than 2^32-1 bytes');
   writeExtHeader(e.type, data.length);
   writeRaw(data);
-  return true;
 }
 
 /**
@@ -590,15 +590,6 @@ function writeOtherObject(v, depth) {
 // A contract's encoder (contract-compile.js generates one, contract-interp.js
 // builds one from closures) writes through these: the same formats as the
 // walk above, at its span. Each call reserves what it writes.
-
-/**
- * The classes a contract names, to the encoder of their instances
- * ((value, depth) => void, depth already checked): the walk writes an
- * instance through its contract wherever it meets one (in `any` values,
- * plain arrays, maps). The exact class only, as MessagePack-CSharp picks a
- * formatter by the runtime type.
- */
-export const contractClasses = new WeakMap();
 
 // A numeric typed array element by element, as C's bulk writer writes it
 // (integers in their smallest form, floats never narrowed): for sinks
