@@ -670,30 +670,27 @@ export function startsWith(token) {
   return i === m;
 }
 
+// The header bytes and names of arrays and maps, and the checks their lengths pass.
+const ARRAY_TOKENS = { fix: 0x90, c16: 0xdc, n16: 'an array 16 header', n32: 'an array 32 header', check: arrayHeader };
+const MAP_TOKENS = { fix: 0x80, c16: 0xde, n16: 'a map 16 header', n32: 'a map 32 header', check: mapHeader };
+
 /**
  * The element count of the array whose header is at pos, consumed and
  * checked as read() checks it; -1 (nothing consumed) when no array starts there.
  */
-export function arrayLength(depth) {
-  const at = pos, c = pos < len ? src[pos] : -1;
-  let n;
-  if (c >= 0x90 && c < 0xa0) { pos++; n = c & 15; }
-  else if (c === 0xdc) { pos++; n = len16(at, 'an array 16 header'); }
-  else if (c === 0xdd) { pos++; n = len32(at, 'an array 32 header'); }
-  else return -1;
-  arrayHeader(n, depth, at);
-  return n;
-}
+export const arrayLength = (depth) => containerLength(depth, ARRAY_TOKENS);
 
 /** The same for a map: its entry count, or -1. */
-export function mapLength(depth) {
+export const mapLength = (depth) => containerLength(depth, MAP_TOKENS);
+
+function containerLength(depth, t) {
   const at = pos, c = pos < len ? src[pos] : -1;
   let n;
-  if (c >= 0x80 && c < 0x90) { pos++; n = c & 15; }
-  else if (c === 0xde) { pos++; n = len16(at, 'a map 16 header'); }
-  else if (c === 0xdf) { pos++; n = len32(at, 'a map 32 header'); }
+  if (c >= t.fix && c < t.fix + 16) { pos++; n = c & 15; }
+  else if (c === t.c16) { pos++; n = len16(at, t.n16); }
+  else if (c === t.c16 + 1) { pos++; n = len32(at, t.n32); }
   else return -1;
-  mapHeader(n, depth, at);
+  t.check(n, depth, at);
   return n;
 }
 
