@@ -41,7 +41,7 @@ export const POOL_LIMITS = Object.freeze({
 export const DEFAULT_CACHE_LIMIT = 4 * MiB;
 /**
  * A message that passes this many bytes leaves linear memory for JS memory
- * (sinks.js, OutSink): linear memory never shrinks, JS memory goes back
+ * (sink-out.js, OutSink): linear memory never shrinks, JS memory goes back
  * once the message is dropped. Below it nothing changes.
  */
 export const DEFAULT_BIG_MESSAGE = 8 * MiB;

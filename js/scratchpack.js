@@ -6,8 +6,8 @@
 // decodeStream and decodeMultiple with the instance's limits, the
 // compression every entry writes (C compresses) and C's LZ4 decompressor
 // lent to its decodes, stats, trim, close. Must not touch: formats
-// (writer.js, decoder.js, decompress.js) or C internals (sinks.js and
-// tasks.js speak to sp_wasm.c).
+// (writer.js, decoder.js, decompress.js) or C internals (sinks.js, the
+// sink-*.js files and tasks.js speak to sp_wasm.c).
 
 import { decodeDefaults, decodeOptions } from './decoder.js';
 import { bufferValues, streamOptions, streamValues } from './decode-stream.js';
