@@ -9,8 +9,8 @@
 
 import { codes, decodeError } from './errors.js';
 import {
-  arrayLength, formatHere, here, mapLength, nothingLeft, peek, peekAt, read, readFixstr, readFloat, readInt,
-  readMapKey, skip, startsWith,
+  arrayLength, formatHere, here, mapLength, matchToken, nothingLeft, peek, peekAt, read, readFixstr, readFloat,
+  readInt, readMapKey, skip,
 } from './decoder.js';
 import { intRange } from './typed.js';
 
@@ -47,10 +47,8 @@ export const D = Object.freeze({
    * canonical one still finds its field). -1 for a key the contract has not.
    */
   keyIndex(tokens, hint, byValue, depth) {
-    const n = tokens.length;
-    for (let j = 0, t = hint < n ? hint : 0; j < n; j++, t = t + 1 === n ? 0 : t + 1) {
-      if (startsWith(tokens[t])) { skip(tokens[t].length); return t; }
-    }
+    const t = matchToken(tokens, hint);
+    if (t >= 0) return t;
     const v = byValue.get(read(depth));
     return v === undefined ? -1 : v;
   },

@@ -401,7 +401,8 @@ function readMap(n, depth, at) {
   if (opt.maps === 'map') return readIntoMap(new Map(), n, depth);
   const o = {};
   for (let i = 0; i < n; i++) {
-    const k = readMapKey(depth + 1);
+    const c = pos < len ? src[pos] : 0xc1;            // none left: read() says so (inline: readMapKey's)
+    const k = c >= 0xa0 && c <= 0xa0 + KEY_MAX ? readKey(c - 0xa0) : read(depth + 1);
     if (typeof k !== 'string' && opt.maps === 'auto') return readIntoMap(objectToMap(o), n - i, depth, k);
     const c2 = src[pos];                 // the commonest values of records, inline
     let v;
@@ -661,13 +662,21 @@ export const here = () => pos;
 /** Consumes n bytes that peek or startsWith saw. */
 export const skip = (n) => { pos += n; };
 
-/** Whether the input at pos starts with the bytes of token (nothing consumed). */
-export function startsWith(token) {
-  const m = token.length;
-  if (m > len - pos || src[pos] !== token[0]) return false;
-  let i = 1;
-  while (i < m && src[pos + i] === token[i]) i++;
-  return i === m;
+/**
+ * The index of the token in tokens (byte arrays) that the input at pos
+ * starts with, consumed, trying hint's first and then the ones after it in
+ * turn; -1 (nothing consumed) when none matches.
+ */
+export function matchToken(tokens, hint) {
+  const n = tokens.length;
+  for (let j = 0, t = hint < n ? hint : 0; j < n; j++, t = t + 1 === n ? 0 : t + 1) {
+    const k = tokens[t], m = k.length;
+    if (m > len - pos || src[pos] !== k[0]) continue;
+    let i = 1;
+    while (i < m && src[pos + i] === k[i]) i++;
+    if (i === m) { pos += m; return t; }
+  }
+  return -1;
 }
 
 // The header bytes and names of arrays and maps, and the checks their lengths pass.
