@@ -20,7 +20,7 @@ import { decodeTop } from './decompress.js';
 import { GrowSink } from './sink-grow.js';
 import { contractClasses } from './classify.js';
 import { W, encodeWith } from './writer.js';
-import { D } from './decoder-contract.js';
+import { D } from './decoder.js';
 import { compileContract } from './contract-compile.js';
 import { interpretContract } from './contract-interp.js';
 import { runtime } from './contract-runtime.js';

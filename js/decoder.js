@@ -3,11 +3,9 @@
 // come before any allocation (a claimed length must fit in what remains:
 // one byte per array element, two per map entry), typed-array decoding of
 // numeric arrays, error codes with byte offsets, the cache of short map
-// keys, single tokens for a walker (readToken: the inspector) and for the
-// contract decoder (decoder-contract.js: its typed reads go through the
-// calls at the end of this file). Must not touch: the WASM module --
-// decoding builds JS values, which only JS can do, so the bytes are read
-// where they are -- or what a contract's field expects (decoder-contract.js).
+// keys, and single tokens for a walker (readToken: the inspector). Must not
+// touch: the WASM module -- decoding builds JS values, which only JS can
+// do, so the bytes are read where they are.
 
 import { Ext, extDecode, extensionTable } from './ext.js';
 import { ScratchpackError, codes, decodeError, isStackOverflow } from './errors.js';
@@ -116,9 +114,16 @@ export function decodeFrom(bytes, at, options) {
 export function readToken(bytes, at, depth, options) {
   src = asBytes(bytes); pos = at; len = src.length; dv = null; opt = options;
   try {
-    let container = 'array', count = arrayLength(depth);
-    if (count < 0) { container = 'map'; count = mapLength(depth); }
-    if (count < 0) { const value = read(depth); return { value, end: pos }; }
+    const c = pos < len ? src[pos] : -1;
+    let container = 'array', count;
+    if (c >= 0x80 && c < 0xa0) { pos++; count = c & 15; if (c < 0x90) container = 'map'; }
+    else if (c === 0xdc) { pos++; count = len16(at, 'an array 16 header'); }
+    else if (c === 0xdd) { pos++; count = len32(at, 'an array 32 header'); }
+    else if (c === 0xde) { pos++; count = len16(at, 'a map 16 header'); container = 'map'; }
+    else if (c === 0xdf) { pos++; count = len32(at, 'a map 32 header'); container = 'map'; }
+    else { const value = read(depth); return { value, end: pos }; }
+    if (container === 'map') mapHeader(count, depth, at);
+    else arrayHeader(count, depth, at);
     return { container, count, end: pos };
   } catch (e) {
     throw tooDeep(e);
@@ -401,7 +406,7 @@ function readMap(n, depth, at) {
   if (opt.maps === 'map') return readIntoMap(new Map(), n, depth);
   const o = {};
   for (let i = 0; i < n; i++) {
-    const c = pos < len ? src[pos] : 0xc1;            // none left: read() says so (inline: readMapKey's)
+    const c = pos < len ? src[pos] : 0xc1;            // none left: read() says so
     const k = c >= 0xa0 && c <= 0xa0 + KEY_MAX ? readKey(c - 0xa0) : read(depth + 1);
     if (typeof k !== 'string' && opt.maps === 'auto') return readIntoMap(objectToMap(o), n - i, depth, k);
     const c2 = src[pos];                 // the commonest values of records, inline
@@ -646,77 +651,35 @@ function readBigTyped(n, ctor) {
   return a;
 }
 
-// ---- tokens, for the contract decoder (decoder-contract.js) ------------------
-// A contract's primitives read at this decoder's position with its checks,
-// limits and errors; these are all they see of it.
+// ---- contracts ---------------------------------------------------------------
+// A contract's decoder (contract-compile.js, contract-interp.js) reads
+// through these: each reads one value of the type asked for at pos, with
+// the checks and limits above, and fails with TYPE (a value of another
+// type) or OVERFLOW (an integer out of the field's range) at its offset.
 
-/** The byte at pos, or -1 when none is left. */
-export const peek = () => (pos < len ? src[pos] : -1);
+const FORMAT_NAMES = [[0x80, 'a positive fixint'], [0x90, 'a map'], [0xa0, 'an array'], [0xc0, 'a str']];
 
-/** The byte k bytes past pos, or -1 past the end. */
-export const peekAt = (k) => (pos + k < len ? src[pos + k] : -1);
-
-/** pos: the offset of the next byte read. */
-export const here = () => pos;
-
-/** Consumes n bytes that peek or startsWith saw. */
-export const skip = (n) => { pos += n; };
-
-/**
- * The index of the token in tokens (byte arrays) that the input at pos
- * starts with, consumed, trying hint's first and then the ones after it in
- * turn; -1 (nothing consumed) when none matches.
- */
-export function matchToken(tokens, hint) {
-  const n = tokens.length;
-  for (let j = 0, t = hint < n ? hint : 0; j < n; j++, t = t + 1 === n ? 0 : t + 1) {
-    const k = tokens[t], m = k.length;
-    if (m > len - pos || src[pos] !== k[0]) continue;
-    let i = 1;
-    while (i < m && src[pos + i] === k[i]) i++;
-    if (i === m) { pos += m; return t; }
-  }
-  return -1;
+// What the byte at p starts, for messages.
+function formatAt(p) {
+  if (p >= len) return 'the end of the input';
+  const c = src[p];
+  if (c < 0xc0) return FORMAT_NAMES.find(([lim]) => c < lim)[1];
+  if (c >= 0xe0) return 'a negative fixint';
+  if (c === 0xc0) return 'nil';
+  if (c === 0xc2 || c === 0xc3) return 'a bool';
+  if (c <= 0xc6) return c === 0xc1 ? 'the never-used byte 0xc1' : 'a bin';
+  if (c <= 0xc9 || (c >= 0xd4 && c <= 0xd8)) return c === 0xd6 || c === 0xd7 || c === 0xc7 ? 'an ext (or timestamp)' : 'an ext';
+  if (c <= 0xcb) return c === 0xca ? 'a float 32' : 'a float 64';
+  if (c <= 0xd3) return 'an integer';
+  if (c <= 0xdb) return 'a str';
+  return c <= 0xdd ? 'an array' : 'a map';
 }
 
-// The header bytes and names of arrays and maps, and the checks their lengths pass.
-const ARRAY_TOKENS = { fix: 0x90, c16: 0xdc, n16: 'an array 16 header', n32: 'an array 32 header', check: arrayHeader };
-const MAP_TOKENS = { fix: 0x80, c16: 0xde, n16: 'a map 16 header', n32: 'a map 32 header', check: mapHeader };
+const wrong = (what) => decodeError(codes.TYPE, pos, `expected ${what}, got ${formatAt(pos)}`);
+const outOfRange = (at, v, what) => decodeError(codes.OVERFLOW, at, `${v} does not fit ${what}`);
 
-/**
- * The element count of the array whose header is at pos, consumed and
- * checked as read() checks it; -1 (nothing consumed) when no array starts there.
- */
-export const arrayLength = (depth) => containerLength(depth, ARRAY_TOKENS);
-
-/** The same for a map: its entry count, or -1. */
-export const mapLength = (depth) => containerLength(depth, MAP_TOKENS);
-
-function containerLength(depth, t) {
-  const at = pos, c = pos < len ? src[pos] : -1;
-  let n;
-  if (c >= t.fix && c < t.fix + 16) { pos++; n = c & 15; }
-  else if (c === t.c16) { pos++; n = len16(at, t.n16); }
-  else if (c === t.c16 + 1) { pos++; n = len32(at, t.n32); }
-  else return -1;
-  t.check(n, depth, at);
-  return n;
-}
-
-/** A map key: short str keys through the key cache, anything else as read() reads it. */
-export function readMapKey(depth) {
-  const c = pos < len ? src[pos] : 0xc1;                // none left: read() says so
-  return c >= 0xa0 && c <= 0xa0 + KEY_MAX ? readKey(c - 0xa0) : read(depth);
-}
-
-/** A fixstr (header byte at pos): its string. */
-export function readFixstr() {
-  const at = pos++;
-  return readStr(src[at] & 31, at);
-}
-
-/** An integer of any form at pos as a number (64-bit forms past 2^53 as a BigInt), or undefined. */
-export function readInt() {
+// An integer of any form as a number (64-bit forms past 2^53 as a BigInt), or undefined.
+function intHere() {
   const c = pos < len ? src[pos] : 0xc1;
   if (c < 0x80) { pos++; return c; }
   if (c >= 0xe0) { pos++; return c - 256; }
@@ -731,33 +694,130 @@ export function readInt() {
   return undefined;
 }
 
-/** The float 64 or float 32 (header c) at pos, consumed. */
-export function readFloat(c) {
-  if (c === 0xcb) { need(9, pos, 'a float 64'); pos += 9; return view().getFloat64(pos - 8); }
-  need(5, pos, 'a float 32');
-  pos += 5;
-  return view().getFloat32(pos - 4);
-}
-
-/** TRUNCATED at pos: no value is left where one was expected. */
-export const nothingLeft = () => truncated(pos, 'a value (no bytes left)');
-
-const FORMAT_NAMES = [[0x80, 'a positive fixint'], [0x90, 'a map'], [0xa0, 'an array'], [0xc0, 'a str']];
-
-/** What the byte at pos starts, for messages. */
-export function formatHere() {
-  if (pos >= len) return 'the end of the input';
-  const c = src[pos];
-  if (c < 0xc0) return FORMAT_NAMES.find(([lim]) => c < lim)[1];
-  if (c >= 0xe0) return 'a negative fixint';
-  if (c === 0xc0) return 'nil';
-  if (c === 0xc2 || c === 0xc3) return 'a bool';
-  if (c <= 0xc6) return c === 0xc1 ? 'the never-used byte 0xc1' : 'a bin';
-  if (c <= 0xc9 || (c >= 0xd4 && c <= 0xd8)) return c === 0xd6 || c === 0xd7 || c === 0xc7 ? 'an ext (or timestamp)' : 'an ext';
-  if (c <= 0xcb) return c === 0xca ? 'a float 32' : 'a float 64';
-  if (c <= 0xd3) return 'an integer';
-  if (c <= 0xdb) return 'a str';
-  return c <= 0xdd ? 'an array' : 'a map';
-}
-
-export { read };
+/** The decoder's primitives for contract decoders (depth: as read()'s). */
+export const D = Object.freeze({
+  /** Consumes a nil and returns true, or returns false. */
+  nil() {
+    if (pos < len && src[pos] === 0xc0) { pos++; return true; }
+    return false;
+  },
+  /** Whether any bytes are left (a missing value is TRUNCATED, not TYPE). */
+  more() { return pos < len; },
+  array(depth, what) {
+    const at = pos, c = pos < len ? src[pos] : -1;
+    let n;
+    if (c >= 0x90 && c < 0xa0) { pos++; n = c & 15; }
+    else if (c === 0xdc) { pos++; n = len16(at, 'an array 16 header'); }
+    else if (c === 0xdd) { pos++; n = len32(at, 'an array 32 header'); }
+    else { if (c < 0) throw truncated(at, 'a value (no bytes left)'); throw wrong(what); }
+    arrayHeader(n, depth, at);
+    return n;
+  },
+  map(depth, what) {
+    const at = pos, c = pos < len ? src[pos] : -1;
+    let n;
+    if (c >= 0x80 && c < 0x90) { pos++; n = c & 15; }
+    else if (c === 0xde) { pos++; n = len16(at, 'a map 16 header'); }
+    else if (c === 0xdf) { pos++; n = len32(at, 'a map 32 header'); }
+    else { if (c < 0) throw truncated(at, 'a value (no bytes left)'); throw wrong(what); }
+    mapHeader(n, depth, at);
+    return n;
+  },
+  /**
+   * The map key at pos, consumed, as an index into a contract's keys: the
+   * canonical str tokens of its keys are compared byte by byte with the
+   * input, hint's first (the field after the last one matched: a writer
+   * keeps the order), so a known key costs no string; any other key is read
+   * and looked up by value in byValue (a str in a wider header form than the
+   * canonical one still finds its field). -1 for a key the contract has not.
+   */
+  keyIndex(tokens, hint, byValue, depth) {
+    const n = tokens.length;
+    for (let j = 0, t = hint < n ? hint : 0; j < n; j++, t = t + 1 === n ? 0 : t + 1) {
+      const k = tokens[t], m = k.length;
+      if (m > len - pos || src[pos] !== k[0]) continue;
+      let i = 1;
+      while (i < m && src[pos + i] === k[i]) i++;
+      if (i === m) { pos += m; return t; }
+    }
+    const v = byValue.get(read(depth));
+    return v === undefined ? -1 : v;
+  },
+  /** A map key: short str keys through the key cache, anything else as read() reads it. */
+  key(depth) {
+    const c = pos < len ? src[pos] : 0xc1;
+    return c >= 0xa0 && c <= 0xa0 + KEY_MAX ? readKey(c - 0xa0) : read(depth);
+  },
+  str(what) {
+    const c = pos < len ? src[pos] : 0xc1;
+    const at = pos;
+    if (c >= 0xa0 && c < 0xc0) { pos++; return readStr(c & 31, at); }
+    if (c >= 0xd9 && c <= 0xdb) return read(0);
+    throw wrong(what);
+  },
+  bool(what) {
+    const c = pos < len ? src[pos] : 0xc1;
+    if (c === 0xc3) { pos++; return true; }
+    if (c === 0xc2) { pos++; return false; }
+    throw wrong(what);
+  },
+  /** An integer in lo..hi as a number. */
+  int(lo, hi, what) {
+    const at = pos;
+    const v = intHere();
+    if (v === undefined) throw wrong(what);
+    if (typeof v !== 'number' || v < lo || v > hi) throw outOfRange(at, v, what);
+    return v;
+  },
+  /** An int64 (signed) or uint64 as a BigInt, or a number when asNumber. */
+  big(signed, asNumber, what) {
+    const at = pos;
+    const v = intHere();
+    if (v === undefined) throw wrong(what);
+    if (!signed && v < 0) throw outOfRange(at, v, what);
+    if (signed && typeof v === 'bigint' && v >= 0n && src[at] === 0xcf && v > 0x7fffffffffffffffn)
+      throw outOfRange(at, v, what);
+    if (asNumber) return Number(v);
+    return BigInt(v);
+  },
+  /** Any number (integers too: a float field reads what a C# double reads). */
+  num(what) {
+    const c = pos < len ? src[pos] : 0xc1;
+    if (c === 0xcb) { need(9, pos, 'a float 64'); pos += 9; return view().getFloat64(pos - 8); }
+    if (c === 0xca) { need(5, pos, 'a float 32'); pos += 5; return view().getFloat32(pos - 4); }
+    const v = intHere();
+    if (v === undefined) throw wrong(what);
+    return Number(v);
+  },
+  bin(what) {
+    const c = pos < len ? src[pos] : 0xc1;
+    if (c >= 0xc4 && c <= 0xc6) return read(0);
+    throw wrong(what);
+  },
+  date(what) {
+    const c = pos < len ? src[pos] : 0xc1;
+    if ((c === 0xd6 || c === 0xd7 || c === 0xc7) && pos + 1 < len &&
+        src[pos + (c === 0xc7 ? 2 : 1)] === 0xff) return read(0);
+    throw wrong(what);
+  },
+  any: read,
+  skip: read,
+  /** A numeric array into a new typed array of ctor (int kinds range-checked). */
+  typed(ctor, big, depth, what) {
+    const n = D.array(depth, what);
+    const a = new ctor(n);
+    const range = intRange(ctor);
+    for (let i = 0; i < n; i++) {
+      const at = pos;
+      if (big) a[i] = D.big(ctor === BigInt64Array, false, `an element of ${what}`);
+      else if (range === null) a[i] = D.num(`an element of ${what}`);
+      else {
+        const v = intHere();
+        if (v === undefined) throw wrong(`an integer element of ${what}`);
+        if (v < range[0] || v > range[1]) throw outOfRange(at, v, `an element of ${what}`);
+        a[i] = v;
+      }
+    }
+    return a;
+  },
+});
