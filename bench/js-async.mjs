@@ -19,8 +19,10 @@
 //      resolution) p99 and max while it drains, and how many calls resolved
 //      after a later call of the same instance; beside it the same flood
 //      done yourself (diy: msgpackr's pack in a setImmediate per call,
-//      which writes an extension, not an array); then 20,000 equal calls
-//      forced onto the workers.
+//      which writes an extension, not an array) and the runtime's floor
+//      (floor: the same number of bare promises settled as encodeAsync
+//      settles them, no encoding: the delay the pending promises alone
+//      cost); then 20,000 equal calls forced onto the workers.
 // SP_BENCH_PART=calls, crossover or floods runs one part alone.
 // The machine may be loaded: read ratios, not absolute times.
 import { monitorEventLoopDelay } from 'node:perf_hooks';
@@ -97,6 +99,27 @@ console.log(`the worker wins from ${crossover === null ? 'no size measured' : `$
 // Doing it yourself: msgpackr's pack in a setImmediate per call.
 const diy = (v) => new Promise((resolve) => setImmediate(() => resolve(packr.pack(v))));
 
+// The runtime's floor: the same flood with no encoding at all -- one pending
+// promise per call, resolved in submission order at most 512 per turn (as
+// encodeAsync settles) with bytes of the size encodeAsync returns. Whatever
+// delay this shows, the promises the caller holds cost on this machine.
+const floorQueue = [];
+let floorHead = 0, floorScheduled = false;
+function floorTurn() {
+  floorScheduled = false;
+  for (let k = 0; k < 512 && floorHead < floorQueue.length; k++) {
+    const [resolve, bytes] = floorQueue[floorHead];
+    floorQueue[floorHead++] = undefined;
+    resolve(new Uint8Array(bytes));
+  }
+  if (floorHead < floorQueue.length) { floorScheduled = true; setImmediate(floorTurn); }
+  else { floorQueue.length = 0; floorHead = 0; }
+}
+const floor = (v) => new Promise((resolve) => {
+  floorQueue.push([resolve, v.length * 9 + 3]);
+  if (!floorScheduled) { floorScheduled = true; setImmediate(floorTurn); }
+});
+
 async function flood(n, v, how) {
   const forceWorker = how === 'worker';
   if (forceWorker) tasks.inlineMax = 0;
@@ -105,7 +128,7 @@ async function flood(n, v, how) {
   const t0 = performance.now();
   const calls = new Array(n);
   for (let i = 0; i < n; i++) {
-    calls[i] = (how === 'diy' ? diy(v) : sp.encodeAsync(v)).then(() => {
+    calls[i] = (how === 'diy' ? diy(v) : how === 'floor' ? floor(v) : sp.encodeAsync(v)).then(() => {
       if (i < last) late++;
       else last = i;
     });
@@ -128,6 +151,7 @@ if (runs('floods')) {
   console.log('\nfloods (calls submitted in one loop)');
   for (const n of floods) {
     await flood(n, f64(128), 'small');
+    await flood(n, f64(128), 'floor');
     await flood(n, f64(128), 'diy');
   }
   await flood(20000, f64(8000), 'worker');

@@ -62,6 +62,8 @@ function workloads() {
     { name: 'c.ints (Int32Array)', value: Int32Array.from(intArray), peerValue: intArray, typed: Int32Array },
     { name: 'd.strings', value: strings },
     { name: 'e.big', value: [1, 'A'.repeat(100000)] },
+    // The same size as a bin: a body copied, not transcoded.
+    { name: 'e.big (bin)', value: [1, Uint8Array.from({ length: 100000 }, (_, i) => i & 0xff)] },
   ];
 }
 

@@ -174,9 +174,10 @@ ${lines.map((l) => `    ${l}`).join('\n')}
     return n.nullable ? `(D.nil() ? null : ${e})` : e;
   }
 
-  // The value of a field that is not in the message.
+  // The value of a field that is not in the message: its default, else
+  // null when it is nullable (as its type says), else undefined.
   missing(f) {
-    if (!f.hasDefault) return 'undefined';
+    if (!f.hasDefault) return f.type.nullable ? 'null' : 'undefined';
     const v = this.k(f.default);
     return typeof f.default === 'object' && f.default !== null ? `R.clone(${v})` : v;
   }

@@ -18,6 +18,7 @@ export function interpretContract(c, W, D, R) {
   const fields = c.fields.map((f, i) => ({
     name: f.name, i, enc: encoder(f.type, W, R), dec: decoder(f.type, D, R, asNumber),
     key: c.keys === 'name' ? keyToken(f.key) : null, hasDefault: f.hasDefault, def: f.default,
+    nullable: f.type.nullable === true,
   }));
   const order = c.keys === 'index' ? new Array(c.slots).fill(null) : fields;
   if (c.keys === 'index') for (const f of fields) order[c.fields[f.i].key] = f;
@@ -26,7 +27,7 @@ export function interpretContract(c, W, D, R) {
   const proto = c.class === null ? null : c.class.prototype;
   const byKey = new Map(c.keys === 'name' ? c.fields.map((f, i) => [f.key, i]) : []);
   const tokens = fields.map((f) => f.key);
-  const missing = (f) => (!f.hasDefault ? undefined
+  const missing = (f) => (!f.hasDefault ? (f.nullable ? null : undefined)
     : typeof f.def === 'object' && f.def !== null ? R.clone(f.def) : f.def);
 
   function enc(v, depth) {

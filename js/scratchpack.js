@@ -7,8 +7,9 @@
 // compression every entry writes (C compresses) and C's LZ4 decompressor
 // lent to its decodes, stats, trim, close. Must not touch: formats
 // (writer.js, decoder.js, decompress.js) or C internals (sinks.js, the
-// sink-*.js files and tasks.js speak to sp_wasm.c).
+// sink-*.js files and tasks.js speak to wasm/package/; abi.js reads its records).
 
+import { packageAbi } from './abi.js';
 import { decodeDefaults, decodeOptions } from './decoder.js';
 import { bufferValues, streamOptions, streamValues } from './decode-stream.js';
 import { decodeTop } from './decompress.js';
@@ -79,7 +80,7 @@ export class Scratchpack {
     this._closed = false;
     this.threaded = threaded;
     configurePool(m, o.pool, o.cacheLimit);
-    this._statsPtr = this._heap.alloc(ST_COUNT * 8, 'the stats block');
+    this._statsPtr = this._heap.alloc(packageAbi(m, this._heap.u8).stats.bytes, 'the stats block');
     this._tasks = new Tasks(this._heap, o.scratchSize, o.compression, (v, via) => this.encode(v, via === null ? undefined : { contract: via }));
     this.threads = o.threads > 0 ? m._sp_wasm_workers_start(o.threads) : 0;
     this._tasks.workers = this.threads;
@@ -148,9 +149,10 @@ export class Scratchpack {
     const s = this._scratches.pop() || this._newScratch();
     this._depth++;
     try {
-      this._beginScratch(s);
+      // encode() only (bigMessage: Infinity keeps all in linear memory); a lease is linear memory.
+      this._beginScratch(s, !lease && this._big !== Infinity);
       encodeWith(s, value, this._maxDepth, this._ext, via);
-      this._bigLast = s.inJs() ? 2 : s.hs !== null ? 1 : 0;
+      this._bigLast = s.bodyMoved ? 0 : s.inJs() ? 2 : s.hs !== null ? 1 : 0;
       if (!lease) return s.copyOut();
       return s.inJs() ? this._ownLease(s.copyOut()) : this._heapLease(s.copyToHeap(), s.messageLength);
     } catch (e) {
@@ -168,8 +170,8 @@ export class Scratchpack {
 
   // Right after a message too big for the JS scratch the next is likely as
   // big: it starts where that one ended, rather than be moved there again.
-  _beginScratch(s) {
-    s.begin(this._scratchSize);
+  _beginScratch(s, bodies = false) {
+    s.begin(this._scratchSize, bodies);
     if (this._bigLast === 1) s.migrate();
     else if (this._bigLast === 2) s.toJs(0);
   }
@@ -438,19 +440,13 @@ export class Scratchpack {
   stats() {
     this._open();
     const m = this._m, heap = this._heap;
+    const st = packageAbi(m, heap.u8).stats;
     m._sp_wasm_stats(this._statsPtr);
-    heap.check(this._statsPtr + ST_COUNT * 8);
-    const f = new Float64Array(heap.buffer, this._statsPtr, ST_COUNT);
-    const names = (list, at) => Object.fromEntries(list.map((k, i) => [k, f[at + i]]));
-    const pool = names(['rents', 'returns', 'slotHits', 'partitionHits', 'fallbackHits', 'lockWaits', 'fresh',
-      'unpooled', 'drops', 'trims', 'cached'], 7);
-    pool.cachedBytes = f[26];
+    heap.check(this._statsPtr + st.bytes);
+    const c = st.read(heap.buffer, this._statsPtr);    // alloc, liveBytes, pool, sequences, heap: C's
+    Object.assign(c.heap, { size: heap.size(), max: heap.cap, staging: heap.stageCap });
     return {
-      alloc: names(['allocCalls', 'allocBytes', 'freeCalls', 'freeBytes', 'unpooledCalls', 'unpooledBytes'], 0),
-      liveBytes: f[6],
-      pool,
-      sequences: names(['rents', 'returns', 'fresh', 'drops', 'lockWaits', 'idle'], 18),
-      heap: { used: f[24], total: f[25], size: heap.size(), max: heap.cap, staging: heap.stageCap },
+      ...c,
       leases: this._leases,
       leaseBytes: this._leaseBytes,
       threads: this.threads,
@@ -519,9 +515,6 @@ export class Scratchpack {
 
 // Blocks of fewer plain bytes are decompressed by lz4.js (staging them costs more than C saves).
 const INFLATE_MIN = 4096;
-
-// sp_wasm_stats fills this many doubles (wasm/sp_wasm.c, ST_COUNT).
-const ST_COUNT = 27;
 
 // The pool under the sequences: the kinds of src/include/sp_pool.h, made
 // for this instance, caching at most cacheLimit bytes of arrays ('default'

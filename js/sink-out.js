@@ -23,8 +23,9 @@ const canResize = typeof ArrayBuffer === 'function' && typeof ArrayBuffer.protot
  * the staging block, a chunk at a time, and copied in.
  */
 export class OutSink {
-  constructor(heap, size) {
+  constructor(heap, size, plain = false) {
     this.heap = heap;
+    this.plain = plain;
     this.fixed = false;
     this.pos = 0;
     this.buf = null;
@@ -47,7 +48,7 @@ export class OutSink {
       if (resizable) {
         buf.resize(Math.min(cap, buf.maxByteLength));
       } else {
-        const next = canResize ? new ArrayBuffer(Math.min(cap, OUT_MAX), { maxByteLength: OUT_MAX })
+        const next = canResize && !this.plain ? new ArrayBuffer(Math.min(cap, OUT_MAX), { maxByteLength: OUT_MAX })
           : new ArrayBuffer(cap);
         if (buf !== null) new Uint8Array(next).set(new Uint8Array(buf, 0, this.pos));
         this.buf = next;
@@ -95,11 +96,12 @@ export class OutSink {
     copyIn(this, bytes, 0, n);
   }
 
-  /** The message: a view of exactly its bytes; the buffer shrinks to it. */
+  /** The message: a view of exactly its bytes; the buffer shrinks to it (a plain one by a copy). */
   result() {
     const n = this.pos, buf = this.buf;
     if (canResize && buf.resizable) buf.resize(n);
     this.u8 = this.dv = null;
-    return new Uint8Array(buf, 0, n);
+    const out = new Uint8Array(buf, 0, n);
+    return buf.byteLength === n ? out : out.slice();
   }
 }

@@ -10,6 +10,10 @@ import { bytesOf } from './sink.js';
 import { arrayMinBytes } from './sink-numeric.js';
 import { OutSink } from './sink-out.js';
 
+// encode()'s bodies past this many bytes get a JS buffer of their own (the
+// JS scratch's usual size: a smaller scratchSize still migrates the rest).
+const BODY_WHOLE = 16 * 1024;
+
 /**
  * encode()'s span: a JS array the instance reuses (one per nesting level),
  * as C's thread scratch is one level down, so a message that fits costs no
@@ -36,10 +40,17 @@ export class ScratchSink {
     this.pos = 0;
     this.end = 0;
     this.messageLength = 0;
+    this.bodies = false;           // a body past BODY_WHOLE goes to JS memory, not to C
+    this.bodyMoved = false;        // ... and this message's did
+    this.whole = big;              // the writer asks for a str or bin body past this in one piece
   }
 
-  begin(scratchSize) {
+  /** bodies: encode()'s walk, whose result leaves linear memory anyway (see more). */
+  begin(scratchSize, bodies = false) {
     this.scratchSize = scratchSize;
+    this.bodies = bodies;
+    this.bodyMoved = false;
+    this.whole = bodies ? BODY_WHOLE : this.big;
     this.hs = null;
     this.u8 = this.buf;
     this.dv = this.bufDv;
@@ -57,12 +68,13 @@ export class ScratchSink {
   migrate() {
     const hs = this.take();
     this.hs = this.held = hs;      // from here on, done() ends the entry
+    this.whole = this.big;
     hs.beginArray(this.scratchSize, 0);
     hs.putBytes(this.buf, this.pos);
     this.pull();
   }
 
-  /** Whether the message is in JS memory past 'big' (then copyOut is its own array). */
+  /** Whether the message is in JS memory: past 'big', or a body moved (then copyOut is its own array). */
   inJs() {
     return this.hs !== null && this.hs !== this.held;
   }
@@ -79,9 +91,9 @@ export class ScratchSink {
 
   // Out of linear memory: what was written is copied into an OutSink, and
   // the C entry gives its scratch or segments back at once.
-  toJs(n) {
+  toJs(n, size = 2 * this.big + n, plain = false) {
     const hs = this.hs;
-    const out = new OutSink(this.heap, 2 * this.big + n);
+    const out = new OutSink(this.heap, size, plain);
     if (hs === null) {
       out.putBytes(this.buf, this.pos);
     } else {
@@ -91,7 +103,18 @@ export class ScratchSink {
       hs.release();
     }
     this.hs = out;
+    this.whole = this.big;
     this.pull();
+  }
+
+  // A str or bin body past BODY_WHOLE, for a result that is a JS
+  // array anyway: the message goes on in a plain JS buffer of exactly the
+  // size so far, so a body that ends the message is copied once, into what
+  // becomes the result -- not into linear memory and out again (shared
+  // memory copies slowly in V8); bytes after it grow the buffer by copies.
+  moveBody(n) {
+    this.bodyMoved = true;
+    this.toJs(n, this.pos + n, true);
   }
 
   // The current sink's span as ours (after a call on it).
@@ -102,6 +125,7 @@ export class ScratchSink {
 
   more(n) {
     if (this.passes(n)) this.toJs(n);
+    else if (this.hs === null && this.bodies && n > BODY_WHOLE) this.moveBody(n);
     else if (this.hs === null) this.migrate();
     this.hs.pos = this.pos;
     if (this.hs.end - this.hs.pos < n) this.hs.more(n);

@@ -18,7 +18,8 @@
 //   returns the bytes to copy; a sink without it (GrowSink) has the writer
 //   write the elements itself.
 // - big (optional): past this many bytes the sink moves the message to JS
-//   memory, so the writer asks for a long body in one piece.
+//   memory; whole (optional): the writer asks for a str or bin body past
+//   this many bytes in one piece.
 
 /** Bytes asked of a sink at once while copying a long run of bytes in. */
 export const PIECE = 64 * 1024;

@@ -8,6 +8,7 @@
 // touch: formats (writer.js), what a sink does with its spans, or what the
 // entries do with the result.
 
+import { cString } from './abi.js';
 import { ScratchpackError, codes } from './errors.js';
 
 export { HeapSink, SPAN, checkSpanLayout } from './sink-heap.js';
@@ -104,11 +105,8 @@ export class Heap {
 
   /** A NUL-terminated C string at p. */
   cString(p) {
-    p >>>= 0;
     this.refresh();                       // error paths only: cover the string wherever it is
-    let s = '';
-    for (let i = p; p !== 0 && i < this.u8.length && this.u8[i] !== 0; i++) s += String.fromCharCode(this.u8[i]);
-    return s;
+    return cString(this.u8, p);
   }
 
   /** The staging block, at least n bytes (8-aligned); returns its address. */

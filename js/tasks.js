@@ -8,8 +8,9 @@
 // one per event-loop turn, when there is no worker), waiting without
 // blocking the event loop, taking the result out and freeing everything,
 // cancellation of queued and running calls, rejecting what is left at
-// close(). Must not touch: the worker threads themselves (wasm/sp_wasm.c
-// runs and ends them; js/scratchpack.js's close() stops them).
+// close(). Must not touch: the worker threads themselves
+// (wasm/package/sp_wasm_workers.c runs and ends them; js/scratchpack.js's
+// close() stops them) or the task record's layout (js/abi.js reads it).
 //
 // Why a queue for worker tasks: every task holds its input staged in linear
 // memory, and the worker's to_array holds its segments and then the result,
@@ -27,11 +28,8 @@
 // rest are encoded in later turns, a budget at a time, and settled the same
 // way, so timers and I/O run between them.
 
+import { packageAbi } from './abi.js';
 import { ScratchpackError, codes, codeFromC } from './errors.js';
-
-const DONE = 2;
-// Field offsets of sp_wasm_task, in 32-bit words.
-const F = { state: 0, cancel: 1, kind: 2, n: 3, src: 4, result: 5, resultLen: 6, code: 7, cause: 8, scratch: 9, compression: 10 };
 
 /** Estimated bytes staged in WASM at once for all tasks in flight (one task may exceed it alone). */
 export const QUEUE_MAX_BYTES = 64 * 1024 * 1024;
@@ -96,6 +94,7 @@ export class Tasks {
   constructor(heap, scratchSize, compression = 0, encodeHere = null) {
     this.heap = heap;
     this.m = heap.m;
+    this.F = packageAbi(heap.m, heap.u8).task;   // sp_wasm_task's fields, in 32-bit words
     this.scratchSize = scratchSize;
     this.compression = compression;   // sp_compression: the worker's to_array writes that layout
     this.encodeHere = encodeHere;
@@ -269,7 +268,7 @@ export class Tasks {
   // Stages a call's elements and task in linear memory and sets it going.
   // Returns false (nothing held) when the heap cannot give the memory.
   start(call) {
-    const { heap, m } = this;
+    const { heap, m, F } = this;
     const view = call.value, bytes = view.byteLength;
     const src = m._sp_wasm_alloc(bytes) >>> 0;
     const task = src ? m._sp_wasm_task_new() >>> 0 : 0;
@@ -277,11 +276,11 @@ export class Tasks {
       if (src) m._sp_wasm_free(src, bytes);
       return false;
     }
-    heap.check(Math.max(src + bytes, task + 64));         // the allocations may have grown memory
+    heap.check(Math.max(src + bytes, task + F.bytes));         // the allocations may have grown memory
     heap.u8.set(new Uint8Array(view.buffer, view.byteOffset, bytes), src);
     const w = task >>> 2, u32 = heap.u32;
     u32[w + F.kind] = call.kind; u32[w + F.n] = view.length; u32[w + F.src] = src;
-    u32[w + F.scratch] = this.scratchSize; u32[w + F.compression] = this.compression;
+    u32[w + F.scratchSize] = this.scratchSize; u32[w + F.compression] = this.compression;
     call.started = true;
     call.task = task;
     call.src = src;
@@ -290,7 +289,7 @@ export class Tasks {
     this.peakStaged = Math.max(this.peakStaged, this.staged);
     if (this.workers > 0 && m._sp_wasm_task_submit(task)) {
       call.onWorker = true;
-      waitDone(heap, w + F.state).then(() => this.finish(call));
+      waitDone(heap, w + F.state, F.done).then(() => this.finish(call));
     } else {
       later(() => this.runHere(call));
     }
@@ -309,8 +308,8 @@ export class Tasks {
     if (!this.running.has(call)) return;           // close() settled it
     this.running.delete(call);
     this.staged -= call.cost;
-    const { heap, m } = this;
-    heap.check(call.task + 64);
+    const { heap, m, F } = this;
+    heap.check(call.task + F.bytes);
     const w = call.task >>> 2, u32 = heap.u32;
     const code = u32[w + F.code], ptr = u32[w + F.result] >>> 0, n = u32[w + F.resultLen] >>> 0;
     heap.check(ptr + n);
@@ -343,8 +342,8 @@ export class Tasks {
       this.complete(call, cancelled());
       this.pump();
     } else if (call.task && this.running.has(call)) {
-      this.heap.check(call.task + 64);
-      Atomics.store(this.heap.i32, (call.task >>> 2) + F.cancel, 1);
+      this.heap.check(call.task + this.F.bytes);
+      Atomics.store(this.heap.i32, (call.task >>> 2) + this.F.cancel, 1);
     }
   }
 
@@ -375,7 +374,7 @@ export class Tasks {
     this.closed = true;
     const heap = this.heap;
     heap.refresh();                       // closing: cover every task wherever it is
-    for (const call of this.running) Atomics.store(heap.i32, (call.task >>> 2) + F.cancel, 1);
+    for (const call of this.running) Atomics.store(heap.i32, (call.task >>> 2) + this.F.cancel, 1);
     this.running.clear();
     this.staged = 0;
     this.here.take();
@@ -394,12 +393,13 @@ export class Tasks {
 const cancelled = () => new ScratchpackError(codes.CANCELLED, 'the encode was cancelled');
 const closedError = () => new ScratchpackError(codes.CLOSED, 'the scratchpack was closed before this call completed');
 
-// Resolves once the task's state is DONE, without blocking this thread.
-async function waitDone(heap, i) {
+// Resolves once the task's state (the word at index i) is `done`, without
+// blocking this thread.
+async function waitDone(heap, i, done) {
   for (;;) {
     heap.check(i * 4 + 4);
     const i32 = heap.i32, state = Atomics.load(i32, i);
-    if (state === DONE) return;
+    if (state === done) return;
     if (typeof Atomics.waitAsync === 'function') {
       const r = Atomics.waitAsync(i32, i, state);
       if (r.async) await r.value;

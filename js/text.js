@@ -63,6 +63,16 @@ export function writeUtf8(u8, s, at, max) {
   return n;
 }
 
+/**
+ * Writes s at u8[at..at+s.length) if it is all ASCII (one byte a unit) and
+ * returns true; false if it is not (the bytes there are then garbage) or the
+ * host cannot tell here (a shared array where the codecs refuse it).
+ */
+export function writeIfAscii(u8, s, at) {
+  if (isShared(u8) && !codecsAcceptShared()) return false;
+  return encoder.encodeInto(s, u8.subarray(at, at + s.length)).read === s.length;
+}
+
 // Where Node's own UTF-8 decoding loses (npm run bench:js, d.strings and
 // e.big): a long ASCII string is a SIMD check and a Latin-1 copy, faster
 // than utf8Slice from 8 kB on; text where multi-byte characters are common

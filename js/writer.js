@@ -17,7 +17,7 @@ import {
   valuesAlong, within,
 } from './errors.js';
 import { numericKind } from './typed.js';
-import { utf8Length, writeUtf8 } from './text.js';
+import { utf8Length, writeIfAscii, writeUtf8 } from './text.js';
 
 let u8 = null;
 let dv = null;
@@ -277,9 +277,8 @@ function writeLongerString(s, n) {
     pos += size + len;
     return;
   }
-  // (A sink with a 'big' bound moves a string past it to JS memory, where
-  // the room costs no copy: mostly-ASCII text then takes one pass.)
-  if (end - pos < n + 9 && !sink.fixed && (n + 9 <= OPTIMISTIC_MAX || n > sink.big)) more(n + 9);
+  if (n > sink.whole && end - pos < n + 9) { writeWholeString(s, n); return; }
+  if (end - pos < n + 9 && !sink.fixed && n + 9 <= OPTIMISTIC_MAX) more(n + 9);
   if (end - pos >= n + 9) {
     const max = end - pos - 5;
     const len = writeUtf8(u8, s, pos + 5, max);
@@ -294,11 +293,25 @@ function writeLongerString(s, n) {
   writeChunkedString(s, n);
 }
 
+// A sink with a 'whole' bound (encode's) takes a body past it in one piece
+// of its exact size: first as ASCII (n bytes; the encoder says whether all
+// of s went), else counted (a slower count than the write) and written again.
+function writeWholeString(s, n) {
+  const size = strHeaderSize(n);
+  if (end - pos < size + n) more(size + n);
+  if (writeIfAscii(u8, s, pos + size)) {
+    putStrHeader(pos, n, size);
+    pos += size + n;
+    return;
+  }
+  writeChunkedString(s, n);
+}
+
 function writeChunkedString(s, n) {
   const len = utf8Length(s);
   if (len > 0xffffffff) throw new EncodeFailure(codes.LENGTH_LIMIT, 'string longer than 2^32-1 bytes');
   writeStrHeader(len);
-  writeUtf8Body(s, n, len === n);
+  writeUtf8Body(s, n, len);
 }
 
 function writeStrHeader(len) {
@@ -308,12 +321,16 @@ function writeStrHeader(len) {
   pos += size;
 }
 
-// The UTF-8 of s (n units; ascii: one byte each) in pieces as big as the span allows.
-function writeUtf8Body(s, n, ascii) {
-  // A sink with a 'big' bound (encode's) takes a body past it whole, in JS
-  // memory where growing copies nothing: one write (slices write slower).
-  if (ascii && n > sink.big && end - pos < n) more(n);
-  if (ascii) {                          // one byte per unit: chunks as big as the span
+// The UTF-8 of s (n units, len bytes) in pieces as big as the span allows.
+function writeUtf8Body(s, n, len) {
+  // A sink with a 'whole' bound (encode's) takes a body past it in one
+  // piece, in JS memory: one write (slices write slower).
+  if (len > sink.whole && end - pos < len) more(len);
+  if (end - pos >= len) {               // room for all of it (len is exact)
+    pos += writeUtf8(u8, s, pos, len);
+    return;
+  }
+  if (len === n) {                      // ASCII: one byte per unit, chunks as big as the span
     for (let i = 0; i < n;) {
       if (pos >= end) more(Math.min(n - i, RAW_CHUNK));
       const k = Math.min(n - i, end - pos);
@@ -341,7 +358,7 @@ function writeRaw(b) {
     pos += n;
     return;
   }
-  if (n > sink.big) more(n);            // JS memory, in one piece (see writeUtf8Body)
+  if (n > sink.whole) more(n);          // JS memory, in one piece (see writeUtf8Body)
   for (let i = 0; i < n;) {
     if (pos >= end) more(Math.min(n - i, RAW_CHUNK));
     const k = Math.min(end - pos, n - i);
@@ -568,7 +585,7 @@ function writePart(p) {
     case 'bin': writeBinHeader(p.n); return;
     case 'str': writeStrHeader(p.n); return;
     case 'raw': writeRaw(p.data); return;
-    default: writeUtf8Body(p.data, p.data.length, p.n === p.data.length);
+    default: writeUtf8Body(p.data, p.data.length, p.n);
   }
 }
 

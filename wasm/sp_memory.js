@@ -4,8 +4,8 @@
 // more memory than there is. It grows as Emscripten's own does (at least the
 // request, up to 20% more, at most 96 MiB more, in 64 KiB pages; a smaller
 // step when the bigger one fails) but never past the cap the instance set
-// with sp_wasm_set_memory_cap (wasm/sp_wasm.c; js/scratchpack.js passes its
-// maxMemory option). The cap lives in linear memory, so a pthread's malloc
+// with sp_wasm_set_memory_cap (wasm/package/sp_wasm_memory.c;
+// js/scratchpack.js passes its maxMemory option). The cap lives in linear memory, so a pthread's malloc
 // honours the same cap as the main thread's. Must not touch: anything else
 // of the runtime; a refused growth makes that malloc return NULL (NOMEM).
 

@@ -26,14 +26,16 @@ function banner(text, kind = 'info') {
 // ?recorded: the fan-out plays the run recorded from the pthread build even
 // where it could run live (a page whose figures do not depend on the
 // machine); the fan-out labels the run as recorded, as without threads.
-const recorded = new URLSearchParams(location.search).has('recorded');
+// ?recorded=longest: made-up figures that give each of its sentences the
+// longest form (the layout tests). The worker reads the value.
+const recorded = new URLSearchParams(location.search).get('recorded');
 
 async function boot() {
   const wide = matchMedia('(min-width: 900px)').matches;
   for (const id of ['intro', 'inputs-box', 'code-box']) $(id).open = wide;
   let runner, threaded, flows;
   try {
-    runner = createRunner(new URL(recorded ? './worker.js?recorded' : './worker.js', import.meta.url));
+    runner = createRunner(new URL(recorded === null ? './worker.js' : `./worker.js?recorded=${encodeURIComponent(recorded)}`, import.meta.url));
     ({ threaded, flows } = await runner.ready);
   } catch (e) {
     banner(`The WebAssembly module did not load: ${e.message}. Build it with npm start (or bash tests/build-wasm.sh).`, 'error');
@@ -47,7 +49,7 @@ async function boot() {
       + 'a run recorded from the pthread build. Open the page through npm start to run it live.');
   }
   const reducedMotion = matchMedia('(prefers-reduced-motion: reduce)').matches;
-  const player = createPlayer({ ui, runner, threaded: threaded && !recorded, flows, reducedMotion });
+  const player = createPlayer({ ui, runner, threaded: threaded && recorded === null, flows, reducedMotion });
   window.__player = player;
   await player.ready;
 }

@@ -81,13 +81,70 @@ function defaults(flow, caseIndex) {
   return out;
 }
 
+// The player's parts share one state: the flow, case, inputs and model on
+// show, and what the next model should open at.
+function createState(flow) {
+  return { flow, caseIndex: 0, input: defaults(flow, 0), model: null, speed: 1, pendingStep: null,
+    busy: Promise.resolve(), runGen: 0, hashTimer: 0 };
+}
+
 export function createPlayer({ ui, runner, threaded, flows, reducedMotion = false }) {
   if (flows) useFlows(flows);
+  const st = createState(FLOWS[0]);
   const clock = createClock();
-  let flow = FLOWS[0], caseIndex = 0, input = defaults(flow, 0);
-  let model = null, speed = 1, runGen = 0, busy = Promise.resolve(), pendingStep = null, typing = 0, hashTimer = 0;
+  const screen = createScreen(ui, st, clock);
+  const rerun = () => runFlow(ui, st, runner, clock, screen);
+  const build = () => buildControls(ui, st, threaded, { selectCase, rerun });
 
+  function selectFlow(id, ci = 0, inp = null) {
+    st.flow = flowById(id);
+    st.caseIndex = ci;
+    st.input = { ...defaults(st.flow, ci), ...(inp || {}) };
+    build();
+    return rerun();
+  }
+
+  function selectCase(ci) {
+    st.caseIndex = ci;
+    for (const i of st.flow.inputs) if (i.perCase) st.input[i.name] = st.flow.cases[ci][i.name];
+    build();
+    return rerun();
+  }
+
+  function togglePlay() {
+    if (clock.playing) { clock.pause(); screen.show(); return; }
+    if (!st.model || !st.model.steps.length) return;
+    if (atEnd(st.model)) st.model = seek(st.model, 0);
+    clock.play(() => screen.go(step(st.model, 1)), BASE_MS / st.speed);
+    screen.show();
+  }
+
+  wireTabs(ui, st, selectFlow);
+  wireTransport(ui, st, clock, screen, togglePlay);
+  wireKeys(st, screen, togglePlay);
+  wireHash(st, screen, selectFlow);
+  if (reducedMotion) document.body.classList.add('reduced-motion');
+  const start = parseHash(location.hash);
+  st.pendingStep = start.step;
+  const ready = selectFlow(start.flowId, start.caseIndex, start.input);
+
+  return {
+    ready,
+    get model() { return st.model; },
+    get flow() { return st.flow; },
+    get playing() { return clock.playing; },
+    get busy() { return st.busy; },
+    flush() { clock.flush(); },
+    togglePlay,
+    selectFlow,
+  };
+}
+
+// ---- the screen: the model drawn, the scrubber and the URL following it ----
+
+function createScreen(ui, st, clock) {
   function show() {
+    const { model, flow } = st;
     if (!model) return;
     render(ui, flow, model);
     ui.scrub.max = String(Math.max(0, model.steps.length - 1));
@@ -97,14 +154,14 @@ export function createPlayer({ ui, runner, threaded, flows, reducedMotion = fals
     ui.play.setAttribute('aria-pressed', String(clock.playing));
     // The hash follows after a pause: scrubbing fast would otherwise hit
     // the browser's limit on history updates.
-    clearTimeout(hashTimer);
-    const h = formatHash({ flowId: flow.id, caseIndex, input, step: model.cursor });
-    hashTimer = setTimeout(() => history.replaceState(null, '', h), HASH_MS);
+    clearTimeout(st.hashTimer);
+    const h = formatHash({ flowId: flow.id, caseIndex: st.caseIndex, input: st.input, step: model.cursor });
+    st.hashTimer = setTimeout(() => history.replaceState(null, '', h), HASH_MS);
   }
 
   function go(next) {
-    model = next;
-    if (clock.playing && atEnd(model)) clock.pause();
+    st.model = next;
+    if (clock.playing && atEnd(st.model)) clock.pause();
     show();
   }
 
@@ -114,191 +171,175 @@ export function createPlayer({ ui, runner, threaded, flows, reducedMotion = fals
     document.body.dataset.busy = String(on);
   }
 
-  // Asks the worker for the current flow, case and input; an answer to an
-  // older question (the reader changed something meanwhile) is dropped.
-  function rerun() {
-    const g = ++runGen;
-    clock.pause();
-    document.body.dataset.ready = 'false';
-    const want = pendingStep;
-    pendingStep = null;
-    let progress = '';
-    const slow = setTimeout(() => g === runGen && setBusy(true, progress), BUSY_AFTER_MS);
-    const asked = runner.model(flow.id, caseIndex, input, (text) => {
-      progress = text;
-      if (g === runGen && document.body.dataset.busy === 'true') setBusy(true, text);
-    });
-    busy = asked.then((m) => {
-      if (g !== runGen || !m) return;
-      const named = want !== null && !/^\d+$/.test(want) ? stepNamed(m, want) : -1;
-      model = seek(m, named >= 0 ? named : want !== null && /^\d+$/.test(want) ? Number(want) - 1 : 0);
-      show();
-    }, (e) => {
-      if (g !== runGen) return;
-      model = null;
-      render(ui, flow, { flowId: flow.id, caseIndex, steps: [], cursor: 0, skip: [] }, `The module could not run this flow: ${e.message}`);
-    }).finally(() => {
-      clearTimeout(slow);
-      if (g !== runGen) return;
-      setBusy(false);
-      document.body.dataset.ready = 'true';
-    });
-    return busy;
+  return { show, go, setBusy };
+}
+
+// ---- a run: asks the worker for the current flow, case and input ----------
+
+// An answer to an older question (the reader changed something meanwhile)
+// is dropped.
+function runFlow(ui, st, runner, clock, screen) {
+  const g = ++st.runGen;
+  const { flow, caseIndex } = st;
+  clock.pause();
+  document.body.dataset.ready = 'false';
+  const want = st.pendingStep;
+  st.pendingStep = null;
+  let progress = '';
+  const slow = setTimeout(() => g === st.runGen && screen.setBusy(true, progress), BUSY_AFTER_MS);
+  const asked = runner.model(flow.id, caseIndex, st.input, (text) => {
+    progress = text;
+    if (g === st.runGen && document.body.dataset.busy === 'true') screen.setBusy(true, text);
+  });
+  st.busy = asked.then((m) => {
+    if (g !== st.runGen || !m) return;
+    const named = want !== null && !/^\d+$/.test(want) ? stepNamed(m, want) : -1;
+    st.model = seek(m, named >= 0 ? named : want !== null && /^\d+$/.test(want) ? Number(want) - 1 : 0);
+    screen.show();
+  }, (e) => {
+    if (g !== st.runGen) return;
+    st.model = null;
+    render(ui, flow, { flowId: flow.id, caseIndex, steps: [], cursor: 0, skip: [] }, `The module could not run this flow: ${e.message}`);
+  }).finally(() => {
+    clearTimeout(slow);
+    if (g !== st.runGen) return;
+    screen.setBusy(false);
+    document.body.dataset.ready = 'true';
+  });
+  return st.busy;
+}
+
+// ---- controls: the flow tabs, the case switcher, the inputs -----------------
+
+function labelled(text, short) {
+  const out = [Object.assign(document.createElement('span'), { className: short ? 'long' : '', textContent: text })];
+  if (short) out.push(Object.assign(document.createElement('span'), { className: 'short', textContent: short }));
+  return out;
+}
+
+// Draws the tabs' selection, the case switcher and the inputs of the flow on show.
+function buildControls(ui, st, threaded, { selectCase, rerun }) {
+  const { flow } = st;
+  for (const b of ui.tabs.querySelectorAll('[role=tab]')) {
+    const on = b.dataset.flow === flow.id;
+    b.setAttribute('aria-selected', String(on));
+    b.tabIndex = on ? 0 : -1;
+    if (on) ui.panel.setAttribute('aria-labelledby', b.id);
   }
+  ui.cases.replaceChildren(...flow.cases.map((c, i) => caseButton(st, c, i, selectCase)));
+  ui.inputs.replaceChildren(...flow.inputs.map((i) => inputField(st, threaded, i, rerun)));
+  ui.inputsBox.hidden = flow.inputs.length === 0;
+}
 
-  function selectFlow(id, ci = 0, inp = null) {
-    flow = flowById(id);
-    caseIndex = ci;
-    input = { ...defaults(flow, ci), ...(inp || {}) };
-    buildControls();
-    return rerun();
+function caseButton(st, c, i, selectCase) {
+  const id = `case-${c.id}`;
+  const r = Object.assign(document.createElement('input'), { type: 'radio', name: 'case', id, value: String(i), checked: i === st.caseIndex });
+  r.addEventListener('change', () => selectCase(i));
+  const l = Object.assign(document.createElement('label'), { htmlFor: id });
+  l.append(...labelled(c.label, c.short));
+  const span = Object.assign(document.createElement('span'), { className: 'case' });
+  span.append(r, l);
+  return span;
+}
+
+function inputField(st, threaded, i, rerun) {
+  const id = `input-${i.name}`;
+  const l = Object.assign(document.createElement('label'), { htmlFor: id, textContent: i.label });
+  const f = i.type === 'select' ? selectField(st, i, rerun) : textField(st, i, rerun);
+  f.id = id;
+  f.name = i.name;
+  if (i.threadsOnly && !threaded) {
+    f.disabled = true;
+    f.title = 'The recorded run used 3 threads; other counts need the pthread build (npm start).';
   }
+  const span = document.createElement('span');
+  span.append(l, f);
+  return span;
+}
 
-  function selectCase(ci) {
-    caseIndex = ci;
-    for (const i of flow.inputs) if (i.perCase) input[i.name] = flow.cases[ci][i.name];
-    buildControls();
-    return rerun();
-  }
+function selectField(st, i, rerun) {
+  const f = document.createElement('select');
+  for (const [v, t] of i.options) f.append(new Option(t, v, false, String(st.input[i.name]) === v));
+  f.addEventListener('change', () => { st.input[i.name] = f.value; rerun(); });
+  return f;
+}
 
-  function togglePlay() {
-    if (clock.playing) { clock.pause(); show(); return; }
-    if (!model || !model.steps.length) return;
-    if (atEnd(model)) model = seek(model, 0);
-    clock.play(() => go(step(model, 1)), BASE_MS / speed);
-    show();
-  }
-
-  // ---- controls ------------------------------------------------------------
-  function labelled(text, short) {
-    const out = [Object.assign(document.createElement('span'), { className: short ? 'long' : '', textContent: text })];
-    if (short) out.push(Object.assign(document.createElement('span'), { className: 'short', textContent: short }));
-    return out;
-  }
-
-  function buildControls() {
-    for (const b of ui.tabs.querySelectorAll('[role=tab]')) {
-      const on = b.dataset.flow === flow.id;
-      b.setAttribute('aria-selected', String(on));
-      b.tabIndex = on ? 0 : -1;
-      if (on) ui.panel.setAttribute('aria-labelledby', b.id);
-    }
-    ui.cases.replaceChildren(...flow.cases.map((c, i) => {
-      const id = `case-${c.id}`;
-      const r = Object.assign(document.createElement('input'), { type: 'radio', name: 'case', id, value: String(i), checked: i === caseIndex });
-      r.addEventListener('change', () => selectCase(i));
-      const l = Object.assign(document.createElement('label'), { htmlFor: id });
-      l.append(...labelled(c.label, c.short));
-      const span = Object.assign(document.createElement('span'), { className: 'case' });
-      span.append(r, l);
-      return span;
-    }));
-    ui.inputs.replaceChildren(...flow.inputs.map((i) => inputField(i)));
-    ui.inputsBox.hidden = flow.inputs.length === 0;
-  }
-
-  function inputField(i) {
-    const id = `input-${i.name}`;
-    const l = Object.assign(document.createElement('label'), { htmlFor: id, textContent: i.label });
-    let f;
-    if (i.type === 'select') {
-      f = document.createElement('select');
-      for (const [v, t] of i.options) f.append(new Option(t, v, false, String(input[i.name]) === v));
-      f.addEventListener('change', () => { input[i.name] = f.value; rerun(); });
-    } else {
-      f = Object.assign(document.createElement('input'), { type: i.type === 'number' ? 'number' : 'text',
-        value: input[i.name] ?? '', maxLength: 200 });
-      const apply = () => {
-        clearTimeout(typing);
-        if (String(input[i.name]) === f.value) return;
-        input[i.name] = f.value;
-        rerun();
-      };
-      f.addEventListener('input', () => { clearTimeout(typing); typing = setTimeout(apply, TYPING_MS); });
-      f.addEventListener('change', apply);
-    }
-    f.id = id;
-    f.name = i.name;
-    if (i.threadsOnly && !threaded) {
-      f.disabled = true;
-      f.title = 'The recorded run used 3 threads; other counts need the pthread build (npm start).';
-    }
-    const span = document.createElement('span');
-    span.append(l, f);
-    return span;
-  }
-
-  function wireTabs() {
-    ui.tabs.replaceChildren(...FLOWS.map((f) => {
-      const b = Object.assign(document.createElement('button'), { type: 'button', id: `tab-${f.id}` });
-      b.append(...labelled(f.title, f.short));
-      b.setAttribute('role', 'tab');
-      b.setAttribute('aria-controls', ui.panel.id);
-      b.dataset.flow = f.id;
-      b.addEventListener('click', () => selectFlow(f.id));
-      return b;
-    }));
-    // The ARIA tabs pattern: arrows move (and select) with wrap-around, Home/End the ends.
-    ui.tabs.addEventListener('keydown', (e) => {
-      const i = FLOWS.findIndex((f) => f.id === flow.id);
-      const to = { ArrowRight: i + 1, ArrowLeft: i - 1, Home: 0, End: FLOWS.length - 1 }[e.key];
-      if (to === undefined) return;
-      e.preventDefault();
-      e.stopPropagation();
-      const next = FLOWS[(to + FLOWS.length) % FLOWS.length];
-      ui.tabs.querySelector(`[data-flow=${next.id}]`).focus();
-      if (next.id !== flow.id) selectFlow(next.id);
-    });
-  }
-
-  function wire() {
-    wireTabs();
-    ui.play.addEventListener('click', togglePlay);
-    ui.back.addEventListener('click', () => model && go(step(model, -1)));
-    ui.forward.addEventListener('click', () => model && go(step(model, 1)));
-    ui.scrub.addEventListener('input', () => model && go(seek(model, Number(ui.scrub.value))));
-    ui.speed.addEventListener('change', () => { speed = Number(ui.speed.value) || 1; clock.setInterval(BASE_MS / speed); });
-    document.addEventListener('keydown', (e) => {
-      const act = model && !e.altKey && !e.ctrlKey && !e.metaKey ? keyAction(e.key, e.target) : null;
-      if (!act) return;
-      e.preventDefault();
-      if (act === 'play') togglePlay();
-      else go(act === 'next' ? step(model, 1) : act === 'back' ? step(model, -1)
-        : seek(model, act === 'first' ? 0 : model.steps.length - 1));
-    });
-    window.addEventListener('hashchange', () => {
-      clearTimeout(hashTimer);                     // the reader's link wins over a pending update
-      const h = parseHash(location.hash);
-      if (h.flowId === flow.id && h.caseIndex === caseIndex && sameInput(h.input)) {
-        if (h.step && model) {
-          const named = /^\d+$/.test(h.step) ? Number(h.step) - 1 : stepNamed(model, h.step);
-          if (named >= 0 && named !== model.cursor) go(seek(model, named));
-        }
-        return;
-      }
-      pendingStep = h.step;
-      selectFlow(h.flowId, h.caseIndex, h.input);
-    });
-    if (reducedMotion) document.body.classList.add('reduced-motion');
-  }
-
-  function sameInput(inp) {
-    return Object.entries(inp).every(([k, v]) => String(input[k]) === String(v));
-  }
-
-  wire();
-  const start = parseHash(location.hash);
-  pendingStep = start.step;
-  const ready = selectFlow(start.flowId, start.caseIndex, start.input);
-
-  return {
-    ready,
-    get model() { return model; },
-    get flow() { return flow; },
-    get playing() { return clock.playing; },
-    get busy() { return busy; },
-    flush() { clock.flush(); },
-    togglePlay,
-    selectFlow,
+// A text input re-runs once typing pauses (or on change).
+function textField(st, i, rerun) {
+  let typing = 0;
+  const f = Object.assign(document.createElement('input'), { type: i.type === 'number' ? 'number' : 'text',
+    value: st.input[i.name] ?? '', maxLength: 200 });
+  const apply = () => {
+    clearTimeout(typing);
+    if (String(st.input[i.name]) === f.value) return;
+    st.input[i.name] = f.value;
+    rerun();
   };
+  f.addEventListener('input', () => { clearTimeout(typing); typing = setTimeout(apply, TYPING_MS); });
+  f.addEventListener('change', apply);
+  return f;
+}
+
+// The flow tabs, and the ARIA tabs pattern: arrows move (and select) with
+// wrap-around, Home/End the ends.
+function wireTabs(ui, st, selectFlow) {
+  ui.tabs.replaceChildren(...FLOWS.map((f) => {
+    const b = Object.assign(document.createElement('button'), { type: 'button', id: `tab-${f.id}` });
+    b.append(...labelled(f.title, f.short));
+    b.setAttribute('role', 'tab');
+    b.setAttribute('aria-controls', ui.panel.id);
+    b.dataset.flow = f.id;
+    b.addEventListener('click', () => selectFlow(f.id));
+    return b;
+  }));
+  ui.tabs.addEventListener('keydown', (e) => {
+    const i = FLOWS.findIndex((f) => f.id === st.flow.id);
+    const to = { ArrowRight: i + 1, ArrowLeft: i - 1, Home: 0, End: FLOWS.length - 1 }[e.key];
+    if (to === undefined) return;
+    e.preventDefault();
+    e.stopPropagation();
+    const next = FLOWS[(to + FLOWS.length) % FLOWS.length];
+    ui.tabs.querySelector(`[data-flow=${next.id}]`).focus();
+    if (next.id !== st.flow.id) selectFlow(next.id);
+  });
+}
+
+// ---- the playback bar, the keys and the URL hash ----------------------------
+
+function wireTransport(ui, st, clock, screen, togglePlay) {
+  ui.play.addEventListener('click', togglePlay);
+  ui.back.addEventListener('click', () => st.model && screen.go(step(st.model, -1)));
+  ui.forward.addEventListener('click', () => st.model && screen.go(step(st.model, 1)));
+  ui.scrub.addEventListener('input', () => st.model && screen.go(seek(st.model, Number(ui.scrub.value))));
+  ui.speed.addEventListener('change', () => { st.speed = Number(ui.speed.value) || 1; clock.setInterval(BASE_MS / st.speed); });
+}
+
+function wireKeys(st, screen, togglePlay) {
+  document.addEventListener('keydown', (e) => {
+    const { model } = st;
+    const act = model && !e.altKey && !e.ctrlKey && !e.metaKey ? keyAction(e.key, e.target) : null;
+    if (!act) return;
+    e.preventDefault();
+    if (act === 'play') togglePlay();
+    else screen.go(act === 'next' ? step(model, 1) : act === 'back' ? step(model, -1)
+      : seek(model, act === 'first' ? 0 : model.steps.length - 1));
+  });
+}
+
+// A link to a step of the case on show moves the step; any other re-runs.
+function wireHash(st, screen, selectFlow) {
+  const sameInput = (inp) => Object.entries(inp).every(([k, v]) => String(st.input[k]) === String(v));
+  window.addEventListener('hashchange', () => {
+    clearTimeout(st.hashTimer);                    // the reader's link wins over a pending update
+    const h = parseHash(location.hash);
+    if (h.flowId === st.flow.id && h.caseIndex === st.caseIndex && sameInput(h.input)) {
+      if (h.step && st.model) {
+        const named = /^\d+$/.test(h.step) ? Number(h.step) - 1 : stepNamed(st.model, h.step);
+        if (named >= 0 && named !== st.model.cursor) screen.go(seek(st.model, named));
+      }
+      return;
+    }
+    st.pendingStep = h.step;
+    selectFlow(h.flowId, h.caseIndex, h.input);
+  });
 }

@@ -3,9 +3,10 @@
 // expected-against-actual rows, the pool, the tables, the fan-out summary)
 // and the output line. Must not touch: timing, the module, the URL. It only
 // reads what it is given: calling it twice with the same arguments gives the
-// same DOM. Every cell state has a colour, a glyph and a spoken name.
+// same DOM. Every cell state has a colour, a glyph and a spoken name. The
+// numbers, hex and sentences come written in the model (display.js, in the
+// worker): nothing here formats them.
 
-import { CELL_NAMES, byteMeanings, fmt, hex } from './view.js';
 
 /** How each state looks and is named (the legend reads this table too). */
 export const LOOK = {
@@ -31,8 +32,6 @@ function el(tag, attrs = {}, ...children) {
   for (const c of children) if (c !== null && c !== undefined && c !== false) n.append(c);
   return n;
 }
-
-const hex1 = (v) => hex([v]);
 
 /** Renders the current step of `model` for `flow` into the panels of `ui`. */
 export function render(ui, flow, model, notice = '') {
@@ -95,7 +94,8 @@ function verdict(s) {
 }
 
 function legend(states) {
-  const items = [...states, ...(states.some((x) => CELL_NAMES.includes(x)) ? ['changed'] : [])];
+  // A legend of cell states (not the fan-out's own) also says what a thick outline means.
+  const items = [...states, ...(states.includes('empty') ? ['changed'] : [])];
   return items.map((k) => el('li', {},
     el('span', { class: `key ${k}`, 'aria-hidden': 'true' }, el('span', { class: 'g', text: LOOK[k].glyph })),
     ` ${LOOK[k].name}`));
@@ -103,7 +103,7 @@ function legend(states) {
 
 function memory(s, model) {
   const parts = [];
-  if (model.recorded) parts.push(el('p', { class: 'recorded', text: `Recorded run: ${model.recorded.what}` }));
+  if (model.recorded) parts.push(el('p', { class: 'recorded', text: `${model.recorded.label || 'Recorded run'}: ${model.recorded.what}` }));
   if (s.pool) parts.push(pool(s.pool));
   for (const b of s.memory || []) parts.push(bufferView(b));
   if (s.diff) parts.push(diffView(s.diff));
@@ -115,19 +115,18 @@ function memory(s, model) {
 // ---- byte cells ----------------------------------------------------------
 
 function cellName(kind, c) {
-  const st = CELL_NAMES[c.s];
-  const what = c.v < 0 ? 'not written' : `${hex1(c.v)}, ${st === 'overwritten' ? `overwritten, was ${hex1(c.p)}` : LOOK[st].name}`;
-  return `${kind} byte ${fmt(c.i)}: ${what}${c.c ? ', changed in this step' : ''}`;
+  const what = c.v < 0 ? 'not written' : `${c.x}, ${c.st === 'overwritten' ? `overwritten, was ${c.px}` : LOOK[c.st].name}`;
+  return `${kind} byte ${c.n}: ${what}${c.c ? ', changed in this step' : ''}`;
 }
 
 function cell(kind, c) {
-  const st = c.v < 0 ? 'empty' : CELL_NAMES[c.s];
+  const st = c.st;
   const mark = st === 'overwritten'
-    ? el('span', { class: 'g', 'aria-hidden': 'true' }, LOOK.overwritten.glyph, el('s', { text: hex1(c.p) }))
+    ? el('span', { class: 'g', 'aria-hidden': 'true' }, LOOK.overwritten.glyph, el('s', { text: c.px }))
     : el('span', { class: 'g', 'aria-hidden': 'true', text: LOOK[st].glyph });
   return el('span', { class: `cell ${st}${c.c ? ' changed' : ''}`, role: 'listitem', 'data-i': c.i,
     'aria-label': cellName(kind, c) },
-  el('span', { class: 'v', 'aria-hidden': 'true', text: c.v < 0 ? '' : hex1(c.v) }), mark);
+  el('span', { class: 'v', 'aria-hidden': 'true', text: c.x }), mark);
 }
 
 function bufferView(b) {
@@ -136,39 +135,23 @@ function bufferView(b) {
     if (r > 0) row.append(el('span', { class: 'skip', 'aria-hidden': 'true', text: '⋯' }));
     for (const c of b.cells) if (c.i >= from && c.i < b.ranges[r][1]) row.append(cell(b.kind, c));
   });
-  const shown = b.ranges.map(([f, t]) => (t - f === 1 ? fmt(f) : `${fmt(f)}–${fmt(t - 1)}`)).join(' and ');
   const whole = b.ranges.length === 1 && b.ranges[0][0] === 0 && b.ranges[0][1] >= b.size;
   const status = b.absent ? ' — not yet' : b.abandoned ? ' — abandoned' : b.released ? ' — back in the pool' : '';
   return el('section', { class: `buffer ${b.kind}${b.absent ? ' absent' : ''}${b.abandoned ? ' abandoned' : ''}${b.released ? ' released' : ''}`,
     'data-key': b.key, 'data-kind': b.kind },
-  el('h3', {}, b.label + status, whole || b.absent ? null : el('span', { class: 'shown', text: ` · bytes ${shown} shown` })),
-  b.gauge ? gauge(b) : null, row, meaning(b));
-}
-
-// What the written bytes from offset 0 mean, beside their hex.
-function meaning(b) {
-  const head = [];
-  for (const c of [...b.cells].sort((x, y) => x.i - y.i)) {
-    if (c.i !== head.length || c.v < 0) break;
-    head.push(c.v);
-  }
-  const parts = byteMeanings(head, 5);
-  return parts.length ? el('p', { class: 'meaning', text: `Read as MessagePack: ${parts.join(' · ')}` }) : null;
+  el('h3', {}, b.label + status, whole || b.absent ? null : el('span', { class: 'shown', text: ` · bytes ${b.shown} shown` })),
+  b.gauge ? gauge(b) : null, row, b.meaning ? el('p', { class: 'meaning', text: b.meaning }) : null);
 }
 
 function gauge(b) {
   const g = b.gauge;
   const pct = (n) => `${Math.min(100, (100 * n) / g.size)}%`;
-  const ask = g.pending;
-  const short = ask ? ask.offset + ask.size - g.size : 0;
-  const text = b.absent ? `${fmt(g.size)} B, not in use yet`
-    : b.abandoned ? `abandoned with ${fmt(g.used)} of ${fmt(g.size)} B written: the writer moved to segment 0 and never comes back`
-      : `${fmt(g.used)} of ${fmt(g.size)} B used${ask ? ` · asks ${fmt(ask.size)} B at ${fmt(ask.offset)}: ${short > 0 ? `${fmt(short)} B do not fit` : 'fits'}` : ''}`;
+  const ask = g.pending, short = b.short, text = b.gaugeText;
   return el('div', { class: 'gauge-box' },
     el('div', { class: `gauge${short > 0 ? ' overflows' : ''}`, role: 'img', 'aria-label': `${b.label}: ${text}` },
       g.used ? el('span', { class: 'fill', style: `width: max(3px, ${pct(g.used)})` }) : null,
       ask ? el('span', { class: 'ask', style: `left: ${pct(ask.offset)}; width: max(3px, ${pct(Math.min(ask.size, g.size - ask.offset))})` }) : null,
-      short > 0 ? el('span', { class: 'over', text: `+${fmt(short)} B` }) : null),
+      short > 0 ? el('span', { class: 'over', text: b.shortText }) : null),
     el('p', { class: 'gauge-text', 'aria-hidden': 'true', text }));
 }
 
@@ -176,16 +159,14 @@ function diffView(d) {
   const row = (label, which) => el('div', { class: 'diff-row', 'data-row': which },
     el('span', { class: 'diff-label', text: label }),
     el('div', { class: 'cells', role: 'list', 'aria-label': label }, ...d.cells.map((c) => {
-      const v = which === 'expected' ? c.e : c.a;
+      const x = which === 'expected' ? c.ex : c.ax;
       return el('span', { class: `cell ${c.same ? 'same' : 'differs'}`, role: 'listitem', 'data-i': c.i,
-        'aria-label': `byte ${c.i}: ${v < 0 ? 'none' : hex1(v)}${c.same ? '' : ', differs'}` },
-      el('span', { class: 'v', 'aria-hidden': 'true', text: v < 0 ? '' : hex1(v) }),
+        'aria-label': `byte ${c.i}: ${x || 'none'}${c.same ? '' : ', differs'}` },
+      el('span', { class: 'v', 'aria-hidden': 'true', text: x }),
       el('span', { class: 'g', 'aria-hidden': 'true', text: c.same ? '=' : '≠' }));
     })));
-  const verdictText = d.differ === 0 ? `identical: all ${fmt(d.length)} bytes are the expected ones`
-    : `${fmt(d.differ)} of ${fmt(d.length)} bytes differ (${d.first === d.last ? `byte ${d.first}` : `bytes ${d.first}–${d.last}`})`;
   return el('section', { class: `diff ${d.differ ? 'bad' : 'good'}`, 'aria-label': 'expected against actual' },
-    el('h3', { text: `Expected against actual: ${verdictText}` }),
+    el('h3', { text: `Expected against actual: ${d.verdictText}` }),
     row(d.expected, 'expected'), row(d.actual, 'actual'));
 }
 
@@ -198,16 +179,16 @@ function pool(p) {
       el('ul', { class: 'slots' }, ...p.slots.map((x) => el('li', { class: `slot ${x.full ? 'full' : 'empty'}` },
         el('span', { 'aria-hidden': 'true', text: x.full ? '● ' : '○ ' }), `${x.label}${x.full ? ': holds an array' : ': empty'}`))));
   }
-  box.append(el('h3', { text: `${p.store}${p.cap ? ` (${fmt(p.held)} of ${fmt(p.cap)} hold an array)` : ''}` }));
+  box.append(el('h3', { text: p.title }));
   if (p.cap) {
     const full = Math.round(p.held / p.perSquare);
-    const places = el('div', { class: 'places', role: 'img', 'aria-label': `${fmt(p.held)} of ${fmt(p.cap)} places hold an array` });
+    const places = el('div', { class: 'places', role: 'img', 'aria-label': p.heldText });
     for (let i = 0; i < p.squares; i++) places.append(el('span', { class: `place${i < full ? ' held' : ''}` }));
-    box.append(places, el('p', { class: 'inflight', text: `each square: ${fmt(p.perSquare)} places` }));
+    box.append(places, el('p', { class: 'inflight', text: p.squareText }));
   }
-  box.append(el('p', { class: 'inflight', text: `buffers out with the threads: ${fmt(p.inFlight)}` }));
-  box.append(el('dl', { class: 'counters' }, ...p.counters.flatMap(([k, v]) =>
-    [el('dt', { text: k }), el('dd', { text: v === null ? 'not counted' : fmt(v), 'data-counter': k })])));
+  box.append(el('p', { class: 'inflight', text: p.inFlightText }));
+  box.append(el('dl', { class: 'counters' }, ...p.counters.flatMap(([k, , text]) =>
+    [el('dt', { text: k }), el('dd', { text, 'data-counter': k })])));
   return box;
 }
 
@@ -222,14 +203,14 @@ function board(b) {
       el('ul', { class: 'bars' }, ...m.items.map((x) => el('li', { class: `bar-row${x.id === b.current ? ' current' : ''}`, 'data-pool': x.id },
         el('span', { class: 'bar-name', text: `${x.id === b.current ? '▶ ' : ''}${x.name}` }),
         el('span', { class: 'bar-track', 'aria-hidden': 'true' },
-          el('span', { class: `bar ${x.id}`, style: `width: ${x.value ? Math.max(0.5, 100 * x.width) : 0}%` })),
+          el('span', { class: `bar ${x.id}`, style: `width: ${x.value ? Math.max(0.5, 100 * x.width) : 0}%` }),
+          x.range ? el('span', { class: 'range', style: `left: ${100 * x.range[0]}%; width: ${Math.max(0.5, 100 * (x.range[1] - x.range[0]))}%` }) : null),
         el('span', { class: 'bar-value', 'data-value': x.value === null ? '' : String(x.value), text: x.text }))))));
   }
   if (b.headline) box.append(el('p', { class: 'conclusion' }, el('strong', { text: 'Conclusion: ' }), b.headline));
-  if (b.native) {
-    const n = b.native.ns, ns = (v) => `${v < 10 ? v.toFixed(1) : fmt(v)} ns`;
-    box.append(el('p', { class: 'native' }, el('strong', { text: 'Recorded natively, not in this browser: ' }),
-      `shared pool ${ns(n.shared)}, lock-free pool ${ns(n.lockfree)}, no pool ${ns(n.nopool)} per return with ${b.native.consumers} returning threads — ${b.native.what}.`));
+  if (b.rest) box.append(el('p', { class: 'conclusion-rest', text: b.rest }));
+  if (b.nativeText) {
+    box.append(el('p', { class: 'native' }, el('strong', { text: 'Recorded natively, not in this browser: ' }), b.nativeText));
   }
   return box;
 }

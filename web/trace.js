@@ -1,15 +1,17 @@
 // trace.js -- the page's one door to its WebAssembly module: loads it and
-// runs the flows of wasm/sp_flows.c, handing back plain data (events, bytes,
+// runs the flows of wasm/flows/, handing back plain data (events, bytes,
 // counters, samples); and the fan-out recorded from the pthread build, for
 // pages without threads. Owns: which module the page runs (its own, in
 // dist-web/: the core, the tracer and the flows, never shipped in the
-// package), strings into and traces out of linear memory, polling the
+// package), strings into and traces out of linear memory (laid out as
+// js/abi.js reads the module's own layout table), polling the
 // fan-out. It runs in the page's worker (worker.js) and under Node (the
 // tests, record-fanout.mjs). Loading, and the choice of build (pthreads when
 // the page is cross-origin isolated), are js/wasm.js's, as for the package.
 // Must not touch: the DOM or what a flow means (flows/*.js and model.js do
 // that).
 
+import { cString, flowsAbi } from '../js/abi.js';
 import { canUseThreads, loadModule } from '../js/wasm.js';
 
 export { canUseThreads };
@@ -17,8 +19,6 @@ export { canUseThreads };
 const KINDS = [null, 'ENTRY', 'SCRATCH', 'SCRATCH_BUSY', 'RESERVE', 'WRITE', 'MIGRATE',
   'SEGMENT', 'COPY_OUT', 'SINK', 'RELEASE', 'EXIT'];
 const BUFFERS = [null, 'scratch', 'segment', 'output'];
-const EVENT_SIZE = 40;              // sizeof(sp_trace_event), asserted in sp_flows.c
-const SAMPLE_WORDS = 20;            // sizeof(fan_sample) / 4, asserted in sp_flows.c
 
 /** The page's module in `dir` (dist-web/ next to web/; the server maps /dist-web/). */
 export function flowFiles(dir = new URL('../dist-web/', import.meta.url)) {
@@ -69,127 +69,119 @@ export async function loadFlows(files = flowFiles()) {
 
 /** The flow runner over an instantiated module (Node tests build one themselves). */
 export function createFlows(m, threaded) {
-  const heap = () => m.HEAPU8;      // memory never grows in these builds: the view stays valid
-  const utf8 = new TextEncoder();
-  const text = new TextDecoder();
-
-  // A UTF-8 copy of s in linear memory for the length of fn. (encodeInto
-  // refuses a shared view in Chromium, so encode then copy.)
-  function withString(s, fn) {
-    const b = utf8.encode(s);
-    const p = m._malloc(b.length + 1);
-    heap().set(b, p);
-    try { return fn(p, b.length); } finally { m._free(p); }
-  }
-
-  function cString(p) {
-    const h = heap();
-    let end = p;
-    while (h[end] !== 0) end++;
-    return text.decode(h.slice(p, end));
-  }
-
-  function readTrace(code) {
-    const h = heap();
-    const view = new DataView(h.buffer);
-    const base = m._sp_flow_events(), bytes = m._sp_flow_bytes();
-    const events = [];
-    for (let i = 0, n = m._sp_flow_event_count(); i < n; i++) {
-      const o = base + i * EVENT_SIZE;
-      const e = {
-        kind: KINDS[view.getUint8(o)], depth: view.getUint8(o + 1),
-        buffer: BUFFERS[view.getUint8(o + 2)], flag: view.getUint8(o + 3),
-        index: view.getUint32(o + 4, true), thread: view.getUint32(o + 12, true),
-        offset: Number(view.getBigUint64(o + 16, true)), size: Number(view.getBigUint64(o + 24, true)),
-        addr: Number(view.getBigUint64(o + 32, true)),
-      };
-      if (e.kind === 'WRITE') {
-        const at = bytes + view.getUint32(o + 8, true);
-        e.bytes = h.slice(at, at + e.size);
-      }
-      events.push(e);
-    }
-    const r = m._sp_flow_result();
-    return { code, events, overflow: m._sp_flow_overflow() !== 0,
-      result: h.slice(r, r + m._sp_flow_result_len()) };
-  }
-
+  const mem = linearMemory(m);
+  const abi = flowsAbi(m, mem.heap());  // the records' layouts, from the module itself
   return {
     threaded,
 
     /** [1 .. nints, text] through to_array with a scratch of `scratch` bytes. */
     writer({ nints, text: s, scratch }) {
-      return readTrace(withString(s, (p, n) => m._sp_flow_writer(nints, p, n, scratch)));
+      return readTrace(m, abi, mem.withString(s, (p, n) => m._sp_flow_writer(nints, p, n, scratch)));
     },
 
     /** Outer{before, Envelope(Small{id, name, 1.5}), 99}; mode 0 legacy to_array, 1 to_output, 2 safe. */
     envelope({ mode, before, id, name, scratch = 0 }) {
-      const code = withString(before, (bp, bn) => withString(name, (np, nn) =>
+      const code = mem.withString(before, (bp, bn) => mem.withString(name, (np, nn) =>
         m._sp_flow_envelope(mode, bp, bn, id | 0, np, nn, scratch)));
-      const trace = readTrace(code);
+      const trace = readTrace(m, abi, code);
       trace.readable = m._sp_flow_check_outer() === 1;
-      trace.readBack = cString(m._sp_flow_message());
+      trace.readBack = cString(mem.heap(), m._sp_flow_message());
       return trace;
     },
 
     /** One traced call of an entry (0 to_array, 1 to_output, 2 to_stream) on the small or big object. */
     entry({ entry, big }) {
-      return readTrace(m._sp_flow_entry(entry, big ? 1 : 0));
+      return readTrace(m, abi, m._sp_flow_entry(entry, big ? 1 : 0));
     },
 
     /** The document's measurement: warm-up calls, then the mean over n calls, from the counters. */
     measure({ entry, big, warm = 200, n = 2000 }) {
-      const out = m._malloc(32);
+      const out = m._malloc(abi.measurement.bytes);
       try {
         const code = m._sp_flow_measure(entry, big ? 1 : 0, warm, n, out);
-        const f = new Float64Array(heap().buffer, out, 4);
-        return { code, bytesPerCall: f[0], allocsPerCall: f[1], length: f[2], usPerCall: f[3] };
+        return { code, ...abi.measurement.read(mem.heap().buffer, out) };
       } finally { m._free(out); }
     },
 
-    /**
-     * Runs the fan-out on pthreads (kind 0 shared pool, 1 lock-free pool,
-     * 2 no pool) and resolves with its samples; onSample sees each one as it
-     * lands. `wait` yields to the event loop (the page runs this in its
-     * worker, where nothing may block: the pthreads report back through it).
-     * Rejects with err.code 'no-threads' in the single-threaded build.
-     */
-    async fanout({ kind, consumers, waves, parts, perPart }, onSample = () => {}, wait = tick) {
-      if (!threaded) throw Object.assign(new Error('the fan-out needs the pthread build'), { code: 'no-threads' });
-      const w = m._malloc(waves.length * 4);
-      new Uint32Array(heap().buffer, w, waves.length).set(waves);
-      let rc;
-      // -3: a worker of the last run has not gone back to the pthread pool yet.
-      for (let tries = 0; (rc = m._sp_flow_fanout_start(kind, consumers, w, waves.length, parts, perPart)) === -3 && tries < 50; tries++) {
-        while (!m._sp_flow_fanout_finish()) await wait();
-        await wait(20);
-      }
-      m._free(w);
-      if (rc !== 0) throw Object.assign(new Error(`the fan-out did not start (${rc})`), { code: 'start' });
-      const samples = [];
-      const collect = () => {
-        const n = m._sp_flow_fanout_count();
-        const all = new Uint32Array(heap().buffer, m._sp_flow_fanout_samples(), n * SAMPLE_WORDS);
-        for (let i = samples.length; i < n; i++) {
-          samples.push(toSample(all.slice(i * SAMPLE_WORDS, (i + 1) * SAMPLE_WORDS), consumers));
-          onSample(samples[i], samples);
-        }
-      };
-      while (m._sp_flow_fanout_state() === 1) { collect(); await wait(); }
-      collect();
-      while (!m._sp_flow_fanout_finish()) await wait();   // threads still exiting: then free the pool
-      return samples;
-    },
+    /** The fan-out on pthreads (runFanout). */
+    fanout: (params, onSample, wait) => runFanout(m, abi, threaded, params, onSample, wait),
 
     /** Ends the pthread workers (Node tests; a page simply closes). */
     close() { m.PThread?.terminateAllThreads(); },
   };
 }
 
-function toSample(u, consumers) {
-  return { phase: u[0], wave: u[1], tUs: u[2], inFlight: u[3], rents: u[4], returns: u[5],
-    slotHits: u[6], partitionHits: u[7], lockWaits: u[8], fresh: u[9], drops: u[10], cached: u[11],
-    returnNs: u[12], phaseUs: u[13], returned: Array.from(u.slice(16, 16 + consumers)) };
+// Strings into and out of linear memory.
+function linearMemory(m) {
+  const heap = () => m.HEAPU8;      // memory never grows in these builds: the view stays valid
+  const utf8 = new TextEncoder();
+  return {
+    heap,
+    // A UTF-8 copy of s in linear memory for the length of fn. (encodeInto
+    // refuses a shared view in Chromium, so encode then copy.)
+    withString(s, fn) {
+      const b = utf8.encode(s);
+      const p = m._malloc(b.length + 1);
+      heap().set(b, p);
+      try { return fn(p, b.length); } finally { m._free(p); }
+    },
+  };
+}
+
+// The trace the last flow call recorded: its events (the bytes of each
+// WRITE), whether the trace overflowed, and the call's result bytes.
+function readTrace(m, abi, code) {
+  const h = m.HEAPU8;
+  const view = new DataView(h.buffer);
+  const base = m._sp_flow_events(), bytes = m._sp_flow_bytes();
+  const events = [];
+  for (let i = 0, n = m._sp_flow_event_count(); i < n; i++) {
+    const o = base + i * abi.event.bytes, e = abi.event.read(view, o);
+    e.kind = KINDS[e.kind];
+    e.buffer = BUFFERS[e.buffer];
+    if (e.kind === 'WRITE') {
+      const at = bytes + abi.event.data(view, o);
+      e.bytes = h.slice(at, at + e.size);
+    }
+    events.push(e);
+  }
+  const r = m._sp_flow_result();
+  return { code, events, overflow: m._sp_flow_overflow() !== 0,
+    result: h.slice(r, r + m._sp_flow_result_len()) };
+}
+
+/**
+ * Runs the fan-out on pthreads (kind 0 shared pool, 1 lock-free pool,
+ * 2 no pool) and resolves with its samples; onSample sees each one as it
+ * lands. `wait` yields to the event loop (the page runs this in its
+ * worker, where nothing may block: the pthreads report back through it).
+ * Rejects with err.code 'no-threads' in the single-threaded build.
+ */
+async function runFanout(m, abi, threaded, { kind, consumers, waves, parts, perPart }, onSample = () => {}, wait = tick) {
+  if (!threaded) throw Object.assign(new Error('the fan-out needs the pthread build'), { code: 'no-threads' });
+  const w = m._malloc(waves.length * 4);
+  new Uint32Array(m.HEAPU8.buffer, w, waves.length).set(waves);
+  let rc;
+  // -3: a worker of the last run has not gone back to the pthread pool yet.
+  for (let tries = 0; (rc = m._sp_flow_fanout_start(kind, consumers, w, waves.length, parts, perPart)) === -3 && tries < 50; tries++) {
+    while (!m._sp_flow_fanout_finish()) await wait();
+    await wait(20);
+  }
+  m._free(w);
+  if (rc !== 0) throw Object.assign(new Error(`the fan-out did not start (${rc})`), { code: 'start' });
+  const samples = [];
+  const collect = () => {
+    const n = m._sp_flow_fanout_count();
+    const u32 = new Uint32Array(m.HEAPU8.buffer), at = m._sp_flow_fanout_samples() >>> 2;
+    for (let i = samples.length; i < n; i++) {
+      samples.push(abi.sample.read(u32, at + i * (abi.sample.bytes >>> 2), consumers));
+      onSample(samples[i], samples);
+    }
+  };
+  while (m._sp_flow_fanout_state() === abi.fanoutRunning) { collect(); await wait(); }
+  collect();
+  while (!m._sp_flow_fanout_finish()) await wait();   // threads still exiting: then free the pool
+  return samples;
 }
 
 function tick(ms = 2) {

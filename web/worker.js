@@ -14,13 +14,16 @@ import { buildModel, describe, flowById } from './flows/index.js';
 let runner = null, waiting = null, running = false;
 // worker.js?recorded (the page's ?recorded parameter): the fan-out plays the
 // recorded run even where it could run live, so that what it shows does not
-// depend on this machine (the layout tests use it).
-const recordedOnly = new URL(self.location.href).searchParams.has('recorded');
+// depend on this machine (the layout tests use it); ?recorded=longest plays
+// made-up figures that give every sentence its longest form (loaded only then).
+const params = new URL(self.location.href).searchParams;
+const recordedOnly = params.has('recorded');
+const longest = () => import('./flows/fanout-longest.js').then((m) => m.longestFanout());
 // The recorded files are read once per load, however often the fan-out is opened.
 const once = (load) => { let p = null; return () => (p ??= load()); };
 
 const loaded = loadFlows().then((r) => {
-  runner = Object.assign(r, { recordedFanout: once(recordedFanout), recordedNative: once(recordedNative),
+  runner = Object.assign(r, { recordedFanout: once(params.get('recorded') === 'longest' ? longest : recordedFanout), recordedNative: once(recordedNative),
     recordedDotnet: once(recordedDotnet), recordedOnly });
   postMessage({ type: 'ready', threaded: r.threaded, flows: describe() });
 }, (e) => postMessage({ type: 'failed', message: e.message }));

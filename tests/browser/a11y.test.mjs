@@ -5,8 +5,8 @@
 // ARIA tabs pattern; radios keep their arrow keys; the key help shows; the
 // cells do not animate under reduced motion.
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
-import { axeViolations, goHash, openPage, startBrowser, startServer } from './harness.mjs';
+import { test } from 'node:test';
+import { axeViolations, goHash, openPage, useBrowser } from './harness.mjs';
 
 // A step of every case that shows the most (the end, and the overwrite).
 const VIEWS = ['#flow=writer&case=fits&step=result', '#flow=writer&case=exceeds&scratch=65536&text=ABCD&step=ensure-miss',
@@ -14,16 +14,8 @@ const VIEWS = ['#flow=writer&case=fits&step=result', '#flow=writer&case=exceeds&
   '#flow=envelope&case=safe&step=outer-return', '#flow=compare&case=stream&step=measured-big',
   '#flow=fanout&case=shared&step=return-1', '#flow=fanout&case=nopool&step=summary'];
 
-let server, browser, page;
-before(async () => {
-  server = await startServer();
-  browser = await startBrowser();
-  page = await openPage(browser.ctx, server.url, { viewport: { width: 1440, height: 900 } });
-});
-after(async () => {
-  await browser?.stop();
-  server?.stop();
-});
+let page;                           // one page for every test here
+const env = useBrowser({ open: async (env) => { page = await openPage(env.browser.ctx, env.server.url, { viewport: { width: 1440, height: 900 } }); } });
 
 for (const [name, viewport] of [['desktop', { width: 1440, height: 900 }], ['phone', { width: 390, height: 844 }]]) {
   test(`axe-core finds no serious or critical violation on any flow (${name})`, async () => {
@@ -96,9 +88,9 @@ test('radios keep their arrow keys and the key help is visible', async () => {
 });
 
 test('under reduced motion the changed cells do not animate', async () => {
-  const p = await browser.ctx.newPage();
+  const p = await env.browser.ctx.newPage();
   await p.emulateMedia({ reducedMotion: 'reduce' });
-  await p.goto(`${server.url}#flow=envelope&case=legacy&step=inner-written`);
+  await p.goto(`${env.server.url}#flow=envelope&case=legacy&step=inner-written`);
   await p.waitForFunction(() => document.body.dataset.ready === 'true');
   assert.equal(await p.evaluate(() => document.body.classList.contains('reduced-motion')), true);
   const names = await p.$$eval('.cell.changed', (cs) => cs.map((c) => getComputedStyle(c).animationName));

@@ -6,22 +6,14 @@
 // column is not drawn. Reads no timing.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { after, before, test } from 'node:test';
-import { openPage, startBrowser, startServer } from './harness.mjs';
+import { test } from 'node:test';
+import { openPage, useBrowser } from './harness.mjs';
 
 const recorded = JSON.parse(readFileSync(new URL('../../bench/dotnet-peer.json', import.meta.url), 'utf8'));
 const fmt = (n) => Math.round(n).toLocaleString('en-US');
 const HASH = '#flow=compare&case=stream&step=measured-big';
 
-let server, browser;
-before(async () => {
-  server = await startServer();
-  browser = await startBrowser();
-});
-after(async () => {
-  await browser?.stop();
-  server?.stop();
-});
+const env = useBrowser();
 
 async function table(page) {
   return page.evaluate(() => {
@@ -45,7 +37,7 @@ test('the recording holds the x-compare rows of the page\'s objects', () => {
 });
 
 test('the table shows MessagePack-CSharp, measured, beside the document and scratchpack', async () => {
-  const page = await openPage(browser.ctx, `${server.url}?recorded${HASH}`);
+  const page = await openPage(env.browser.ctx, `${env.server.url}?recorded${HASH}`);
   try {
     const { head, rows } = await table(page);
     const want = expected(recorded);
@@ -65,22 +57,22 @@ test('the values come from the file: a changed recording shows changed values, a
     compare: recorded.compare.map((c, i) => ({ ...c, small: 1000 + i, big: 2_000_000 + i })) };
   const route = (body) => (r) => (body === null ? r.fulfill({ status: 404, body: '' })
     : r.fulfill({ status: 200, contentType: 'application/json', body: JSON.stringify(body) }));
-  await browser.ctx.route('**/recorded/dotnet-peer.json', route(changed));
+  await env.browser.ctx.route('**/recorded/dotnet-peer.json', route(changed));
   try {
-    const page = await openPage(browser.ctx, `${server.url}?recorded${HASH}`);
+    const page = await openPage(env.browser.ctx, `${env.server.url}?recorded${HASH}`);
     const { head, rows } = await table(page);
     assert.equal(head.at(-1), 'MessagePack-CSharp 3.1.99, measured (recorded 2001-02-03)');
     assert.deepEqual(rows.map((r) => r.at(-1)), ['1,000 B / 2,000,000 B', '1,001 B / 2,000,001 B', '1,002 B / 2,000,002 B']);
     await page.close();
-    await browser.ctx.unroute('**/recorded/dotnet-peer.json');
-    await browser.ctx.route('**/recorded/dotnet-peer.json', route(null));
-    const none = await openPage(browser.ctx, `${server.url}?recorded${HASH}`);
+    await env.browser.ctx.unroute('**/recorded/dotnet-peer.json');
+    await env.browser.ctx.route('**/recorded/dotnet-peer.json', route(null));
+    const none = await openPage(env.browser.ctx, `${env.server.url}?recorded${HASH}`);
     const t = await table(none);
     assert.equal(t.head.length, 5);
     assert.equal(t.head.at(-1), 'the document says (.NET)');
     assert.ok(t.rows.every((r) => r.length === 5));
     await none.close();
   } finally {
-    await browser.ctx.unroute('**/recorded/dotnet-peer.json');
+    await env.browser.ctx.unroute('**/recorded/dotnet-peer.json');
   }
 });

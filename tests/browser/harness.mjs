@@ -1,6 +1,6 @@
 // harness.mjs -- what the browser tests share: the page server (web/serve.mjs
 // on a free port, isolated or not) and Debian's chromium through
-// playwright-core, each started once and always stopped; pages at a given
+// playwright-core, each started once and always stopped (useBrowser); pages at a given
 // viewport; axe-core injected into a page; a long-task observer.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
@@ -8,6 +8,7 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { after, before } from 'node:test';
 import { chromium } from 'playwright-core';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
@@ -26,6 +27,28 @@ export function startServer({ isolated = true } = {}) {
     });
     child.on('error', reject);
   });
+}
+
+/**
+ * What a test file shares, started before its tests and always stopped
+ * after them: the page server (isolated), with `plain` a second one without
+ * isolation, a browser, and with `open(env)` a page. Returns the object
+ * that holds them once started ({ server, plain, browser, page }).
+ */
+export function useBrowser({ plain = false, open = null } = {}) {
+  const env = {};
+  before(async () => {
+    env.server = await startServer();
+    if (plain) env.plain = await startServer({ isolated: false });
+    env.browser = await startBrowser();
+    if (open) env.page = await open(env);
+  });
+  after(async () => {
+    await env.browser?.stop();
+    env.server?.stop();
+    env.plain?.stop();
+  });
+  return env;
 }
 
 /** A fresh headless chromium (a new profile each run). */

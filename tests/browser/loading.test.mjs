@@ -6,38 +6,30 @@
 // without a body. blob: URLs are counted apart: they are the module's
 // in-memory copies the pthread workers start from, no request to a server.
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
-import { ready, startBrowser, startServer } from './harness.mjs';
+import { test } from 'node:test';
+import { ready, useBrowser } from './harness.mjs';
 
 const MAX_REQUESTS = 25;
 
-let server, browser;
-before(async () => {
-  server = await startServer();
-  browser = await startBrowser();
-});
-after(async () => {
-  await browser?.stop();
-  server?.stop();
-});
+const env = useBrowser();
 
 // Every http request of one load of the page (the document's, its workers')
 // with its response headers, in order.
 async function load() {
   const seen = [];
   const onRequest = (r) => { if (/^https?:/.test(r.url())) seen.push(r); };
-  browser.ctx.on('request', onRequest);
-  const page = await browser.ctx.newPage();
+  env.browser.ctx.on('request', onRequest);
+  const page = await env.browser.ctx.newPage();
   try {
-    await page.goto(server.url);
+    await page.goto(env.server.url);
     await ready(page);
   } finally {
-    browser.ctx.off('request', onRequest);
+    env.browser.ctx.off('request', onRequest);
   }
   const out = [];
   for (const r of seen) {
     const res = await r.response();
-    out.push({ url: r.url().replace(server.url, '/'), status: res?.status(), headers: res ? await res.allHeaders() : {} });
+    out.push({ url: r.url().replace(env.server.url, '/'), status: res?.status(), headers: res ? await res.allHeaders() : {} });
   }
   await page.close();
   return out;
@@ -62,7 +54,7 @@ test('one load fetches each file once, at most 25 requests, each with a validato
 test('a file that did not change is answered 304 with no body; a changed tag gets the file', async () => {
   const reqs = await load();
   for (const r of reqs) {
-    const url = new URL(r.url.slice(1), server.url);
+    const url = new URL(r.url.slice(1), env.server.url);
     const same = await fetch(url, { headers: { 'If-None-Match': r.headers.etag } });
     assert.equal(same.status, 304, r.url);
     assert.equal((await same.arrayBuffer()).byteLength, 0, r.url);
@@ -75,17 +67,17 @@ test('a file that did not change is answered 304 with no body; a changed tag get
 
 test('opening the fan-out and switching its cases fetches its recorded files once', async () => {
   const seen = [];
-  const onRequest = (r) => { if (/^https?:/.test(r.url())) seen.push(r.url().replace(server.url, '/')); };
-  browser.ctx.on('request', onRequest);
-  const page = await browser.ctx.newPage();
+  const onRequest = (r) => { if (/^https?:/.test(r.url())) seen.push(r.url().replace(env.server.url, '/')); };
+  env.browser.ctx.on('request', onRequest);
+  const page = await env.browser.ctx.newPage();
   try {
-    await page.goto(`${server.url}?recorded#flow=fanout&case=shared`);
+    await page.goto(`${env.server.url}?recorded#flow=fanout&case=shared`);
     await ready(page);
     for (const c of ['lockfree', 'nopool', 'shared']) {
       await page.evaluate(async (h) => { location.hash = h; await new Promise((r) => setTimeout(r, 0)); await window.__player.busy; }, `#flow=fanout&case=${c}`);
     }
   } finally {
-    browser.ctx.off('request', onRequest);
+    env.browser.ctx.off('request', onRequest);
   }
   const twice = seen.filter((u, i) => seen.indexOf(u) !== i);
   assert.deepEqual([...new Set(twice)], [], 'fetched more than once');

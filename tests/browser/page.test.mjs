@@ -8,24 +8,16 @@
 // re-run the module, and without isolation the page still works and plays
 // the recorded fan-out.
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import { join } from 'node:path';
-import { cells, goHash, openPage, playToEnd, ready, shots, startBrowser, startServer } from './harness.mjs';
+import { cells, goHash, openPage, playToEnd, ready, shots, useBrowser } from './harness.mjs';
 
 const OVERWRITTEN = '93 07 A5 69 6E 6E 65 72 CB 3F F8 00'.split(' ');
 const INTACT = '93 AA 41 41 41 41 41 41 41 41 41 41'.split(' ');
 const LEGACY = '#flow=envelope&case=legacy&before=AAAAAAAAAA&id=7&name=inner';
 
-let server, browser, page;
-before(async () => {
-  server = await startServer();
-  browser = await startBrowser();
-  page = await openPage(browser.ctx, server.url);
-});
-after(async () => {
-  await browser?.stop();
-  server?.stop();
-});
+let page;                           // one page for every test here
+const env = useBrowser({ plain: true, open: async (env) => { page = await openPage(env.browser.ctx, env.server.url); } });
 
 test('the page loads cross-origin isolated with the pthread build and no console error', async () => {
   assert.equal(await page.evaluate(() => crossOriginIsolated), true);
@@ -141,29 +133,42 @@ test('the fan-out puts the three pools side by side with a conclusion that follo
   const ns = Object.fromEntries(Object.entries(bars.ns).map(([k, v]) => [k, Number(v)]));
   assert.ok(ns.shared > 0 && ns.lockfree > 0 && ns.nopool > 0, JSON.stringify(ns));
   assert.equal(bars.lockWaits.nopool, '');                                      // malloc's lock is not counted
-  assert.equal(Number(bars.fresh.nopool), 16 * 2048);                          // every rent allocates
-  assert.ok(Number(bars.fresh.shared) <= 2048 + 3 && Number(bars.fresh.lockfree) <= 2048, 'waves fit the pools');
+  // 5 runs of 5 waves of 2,048 each, every run a new pool.
+  assert.equal(Number(bars.fresh.nopool), 5 * 5 * 2048);                      // every rent allocates
+  assert.ok(Number(bars.fresh.shared) <= 5 * (2048 + 3) && Number(bars.fresh.lockfree) <= 5 * 2048, 'waves fit the pools');
+  assert.match(await page.textContent('.board [data-metric=ns] .metric-label'), /the median of 5 runs, the line their range/);
+  assert.equal(await page.locator('.board [data-metric=ns] .range').count(), 3);
   assert.equal(Number(bars.drops.shared) + Number(bars.drops.lockfree), 0, 'waves sized to the pools: nothing dropped');
   // Three verdicts, each only where the numbers allow it: no difference
-  // (the waves' spreads overlap, whatever the medians), or a direction that
+  // (the runs' ranges overlap, whatever the medians), or a direction that
   // agrees with the medians. Which one a live run gives depends on the machine.
   const conclusion = await page.textContent('.board .conclusion');
   const why = await page.textContent('#why');
   if (/^Conclusion: No difference is measurable on this machine/.test(conclusion)) {
-    assert.match(why, /No difference between the two pools is measurable on this machine: .* the waves' spreads overlap/);
+    assert.match(why, /No difference between the two pools is measurable on this machine: .* the runs' ranges overlap/);
   } else if (ns.lockfree < ns.shared) {
     assert.match(conclusion, /lock-free \d+(\.\d)?× faster than the shared pool/);
-    assert.match(why, /A cross-thread return took [\d.,]+ ns on the lock-free pool/);
+    assert.match(why, /A cross-thread return took [\d.,]+ ns on the lock-free pool .* every run of it faster than every run of the shared pool/);
   } else {
     assert.match(conclusion, /was not faster/);
     assert.match(why, /lock-free pool \([\d.,]+ ns per return\) was not faster/);
   }
   const counters = await page.evaluate(() => Object.fromEntries([...document.querySelectorAll('[data-counter]')]
     .map((d) => [d.dataset.counter, Number(d.textContent.replace(/,/g, ''))])));
-  assert.equal(counters.returns, 16 * 2048);
+  assert.equal(counters.returns, 5 * 2048);                                   // run 1, played wave by wave
   assert.equal(await page.locator('.slot.full').count(), 3);
   await goHash(page, '#flow=fanout&case=lockfree&consumers=3&step=end');
-  assert.match(await page.textContent('#why'), /The lock-free pool: 32,768 cross-thread returns, [\d.,]+ ns each inside the returning threads/);
+  assert.match(await page.textContent('#why'), /The lock-free pool over 5 runs: 51,200 cross-thread returns, [\d.,]+ ns each inside the returning threads \(the median of the runs/);
+});
+
+test('switching the fan-out\'s case keeps every pool\'s figures: the runs are not run again', async () => {
+  await goHash(page, '#flow=fanout&case=shared&consumers=3&step=summary');
+  const figures = () => page.$$eval('.board .bar-value', (vs) => vs.map((v) => v.dataset.value + ' ' + v.textContent));
+  const before = await figures();
+  for (const c of ['lockfree', 'nopool', 'shared']) {
+    await goHash(page, `#flow=fanout&case=${c}&consumers=3&step=summary`);
+    assert.deepEqual(await figures(), before, c);          // a new run would give other figures
+  }
 });
 
 test('keyboard stepping and a deep link land on the expected step', async () => {
@@ -183,7 +188,7 @@ test('keyboard stepping and a deep link land on the expected step', async () => 
   assert.equal(await page.evaluate(() => window.__player.playing), true);
   await page.keyboard.press('Space');
   assert.equal(await page.evaluate(() => window.__player.playing), false);
-  await page.goto(`${server.url}#flow=writer&case=exceeds&scratch=8&text=ABCD&step=5`);
+  await page.goto(`${env.server.url}#flow=writer&case=exceeds&scratch=8&text=ABCD&step=5`);
   await ready(page);
   assert.match(await page.textContent('#position'), /^step 5 of/);
   const line = await page.evaluate(() => window.__player.model.steps[4].line);
@@ -206,22 +211,17 @@ test('typing into an input re-runs the module once typing pauses, and redraws', 
 });
 
 test('opened without isolation the page runs the single-threaded build and plays the recorded fan-out, labelled', async () => {
-  const plain = await startServer({ isolated: false });
-  try {
-    const p = await openPage(browser.ctx, `${plain.url}#flow=envelope&case=legacy&step=inner-written`);
-    assert.equal(await p.evaluate(() => crossOriginIsolated), false);
-    assert.match(await p.textContent('#build'), /single-threaded/);
-    assert.match(await p.textContent('#notice'), /not cross-origin isolated.*recorded/);
-    assert.deepEqual(await cells(p, 'scratch', 12), OVERWRITTEN);
-    await goHash(p, '#flow=fanout&case=lockfree&step=summary');
-    assert.match(await p.textContent('.recorded'), /^Recorded run: the pthread build under Node/);
-    assert.match(await p.textContent('#note'), /^Recorded: /);
-    assert.equal(await p.locator('.board .bar-row').count(), 12);
-    assert.equal(await p.locator('#input-consumers').isDisabled(), true);
-    await p.screenshot({ path: join(shots, 'not-isolated-fanout.png'), fullPage: true });
-    assert.deepEqual(p.errors, []);
-    await p.close();
-  } finally {
-    plain.stop();
-  }
+  const p = await openPage(env.browser.ctx, `${env.plain.url}#flow=envelope&case=legacy&step=inner-written`);
+  assert.equal(await p.evaluate(() => crossOriginIsolated), false);
+  assert.match(await p.textContent('#build'), /single-threaded/);
+  assert.match(await p.textContent('#notice'), /not cross-origin isolated.*recorded/);
+  assert.deepEqual(await cells(p, 'scratch', 12), OVERWRITTEN);
+  await goHash(p, '#flow=fanout&case=lockfree&step=summary');
+  assert.match(await p.textContent('.recorded'), /^Recorded run: the pthread build under Node/);
+  assert.match(await p.textContent('#note'), /^Recorded: /);
+  assert.equal(await p.locator('.board .bar-row').count(), 12);
+  assert.equal(await p.locator('#input-consumers').isDisabled(), true);
+  await p.screenshot({ path: join(shots, 'not-isolated-fanout.png'), fullPage: true });
+  assert.deepEqual(p.errors, []);
+  await p.close();
 });

@@ -6,22 +6,14 @@
 // the module runs in the page's worker; and a run that takes longer shows
 // a busy state.
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
-import { goHash, openPage, ready, startBrowser, startServer, takeLongTasks, watchLongTasks } from './harness.mjs';
+import { test } from 'node:test';
+import { goHash, openPage, ready, takeLongTasks, useBrowser, watchLongTasks } from './harness.mjs';
 
 const LIMIT_MS = 100;
 
-let server, browser, page;
-before(async () => {
-  server = await startServer();
-  browser = await startBrowser();
-  page = await openPage(browser.ctx, `${server.url}#flow=writer&case=exceeds&scratch=65536&text=ABCD`,
-    { viewport: { width: 1440, height: 900 }, init: [watchLongTasks, recordBusy] });
-});
-after(async () => {
-  await browser?.stop();
-  server?.stop();
-});
+let page;                           // one page for every test here
+const env = useBrowser({ open: async (env) => { page = await openPage(env.browser.ctx, `${env.server.url}#flow=writer&case=exceeds&scratch=65536&text=ABCD`,
+    { viewport: { width: 1440, height: 900 }, init: [watchLongTasks, recordBusy] }); } });
 
 // An init script: records every change of body[data-busy] in window.__busy.
 function recordBusy() {

@@ -6,22 +6,14 @@
 // fan-out plays its recorded run, so no layout depends on this machine's
 // speed (its live sentence wraps differently from run to run).
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import { join } from 'node:path';
-import { goHash, openPage, shots, startBrowser, startServer } from './harness.mjs';
+import { goHash, openPage, shots, useBrowser } from './harness.mjs';
 
 const CASES = ['#flow=writer&case=fits', '#flow=writer&case=exceeds&scratch=65536', '#flow=envelope&case=legacy',
   '#flow=envelope&case=safe', '#flow=compare&case=array', '#flow=fanout&case=shared', '#flow=fanout&case=nopool'];
 
-let server, browser;
-before(async () => {
-  server = await startServer();
-  browser = await startBrowser();
-});
-after(async () => {
-  await browser?.stop();
-  server?.stop();
-});
+const env = useBrowser();
 
 // Where things are, in viewport pixels.
 const boxes = (page) => page.evaluate(() => {
@@ -32,7 +24,7 @@ const boxes = (page) => page.evaluate(() => {
 
 for (const width of [360, 390]) {
   test(`at ${width} px: no sideways scroll, the bar always on screen, the explanation and memory above it`, async () => {
-    const page = await openPage(browser.ctx, `${server.url}?recorded#flow=writer`, { viewport: { width, height: 800 } });
+    const page = await openPage(env.browser.ctx, `${env.server.url}?recorded#flow=writer`, { viewport: { width, height: 800 } });
     for (const h of CASES) {
       await goHash(page, h);
       for (const at of ['first', 'last']) {
@@ -55,7 +47,7 @@ for (const width of [360, 390]) {
 }
 
 test('on a phone the code is collapsed, says its current line, and opens', async () => {
-  const page = await openPage(browser.ctx, `${server.url}?recorded#flow=envelope&case=legacy&step=inner-written`, { viewport: { width: 390, height: 844 } });
+  const page = await openPage(env.browser.ctx, `${env.server.url}?recorded#flow=envelope&case=legacy&step=inner-written`, { viewport: { width: 390, height: 844 } });
   assert.equal(await page.evaluate(() => document.getElementById('code-box').open), false);
   assert.equal(await page.isVisible('#code li'), false);
   assert.match(await page.textContent('#code-summary'), /^line 7: Serialize\(ref msgpackWriter/);
@@ -66,7 +58,7 @@ test('on a phone the code is collapsed, says its current line, and opens', async
 
 test('the playback bar stays put from flow to flow', async () => {
   for (const viewport of [{ width: 1440, height: 900 }, { width: 390, height: 844 }]) {
-    const page = await openPage(browser.ctx, `${server.url}?recorded#flow=writer`, { viewport });
+    const page = await openPage(env.browser.ctx, `${env.server.url}?recorded#flow=writer`, { viewport });
     const at = new Set();
     for (const flow of ['writer', 'envelope', 'compare', 'fanout']) {
       await page.click(`#tab-${flow}`);
@@ -81,7 +73,7 @@ test('the playback bar stays put from flow to flow', async () => {
 test('the memory and the playback bar stay put from step to step', async () => {
   for (const [viewport, h] of [[{ width: 1440, height: 900 }, '#flow=envelope&case=legacy'], [{ width: 390, height: 844 }, '#flow=envelope&case=legacy'],
     [{ width: 1440, height: 900 }, '#flow=writer&case=exceeds&scratch=65536'], [{ width: 1440, height: 900 }, '#flow=fanout&case=shared']]) {
-    const page = await openPage(browser.ctx, `${server.url}?recorded${h}`, { viewport });
+    const page = await openPage(env.browser.ctx, `${env.server.url}?recorded${h}`, { viewport });
     const seen = new Set();
     const n = await page.evaluate(() => window.__player.model.steps.length);
     for (let i = 0; i < n; i++) {
@@ -94,6 +86,52 @@ test('the memory and the playback bar stay put from step to step', async () => {
       await page.keyboard.press('ArrowRight');
     }
     assert.equal(seen.size, 1, `${viewport.width} ${h}: ${[...seen].join(' | ')}`);
+    await page.close();
+  }
+});
+
+// Every element on screen, at every step: none reaches past the screen's
+// edges, none has content wider than its box (clipped or spilling); where
+// the step's words end and the memory and the playback bar start.
+function overflows() {
+  const out = [];
+  for (const el of document.querySelectorAll('body *')) {
+    // Hidden, or kept for screen readers only (clipped to nothing).
+    if (el.closest('.sr-only') || !el.checkVisibility({ visibilityProperty: true }) || getComputedStyle(el).clip !== 'auto') continue;
+    const r = el.getBoundingClientRect();
+    const name = `${el.tagName.toLowerCase()}.${el.className} "${el.textContent.trim().slice(0, 30)}"`;
+    if (r.width > 0 && (r.left < -0.5 || r.right > innerWidth + 0.5)) out.push(`${name} spans ${Math.round(r.left)}–${Math.round(r.right)}`);
+    const scrolls = ['auto', 'scroll'].includes(getComputedStyle(el).overflowX);
+    if (!scrolls && el.clientWidth > 0 && el.scrollWidth > el.clientWidth + 1) out.push(`${name} holds ${el.scrollWidth} px in ${el.clientWidth}`);
+  }
+  scrollTo(0, 0);
+  const top = (s) => document.querySelector(s).getBoundingClientRect().top;
+  return { out: [...new Set(out)].slice(0, 6), wide: document.documentElement.scrollWidth, memory: Math.round(top('#memory')),
+    why: document.querySelector('#caption .cap.on').getBoundingClientRect().bottom, bar: top('.transport') };
+}
+
+test('?recorded=longest: the fan-out\'s longest sentences overflow nothing on a phone, and leave its words and memory on the first screen, at any step', async () => {
+  for (const viewport of [{ width: 360, height: 800 }, { width: 390, height: 844 }]) {
+    const page = await openPage(env.browser.ctx, `${env.server.url}?recorded=longest#flow=fanout&case=shared`, { viewport });
+    assert.match(await page.textContent('.recorded'), /^Not a measurement: figures made up so that every sentence takes its longest form/);
+    for (const c of ['shared', 'lockfree', 'nopool']) {
+      await goHash(page, `#flow=fanout&case=${c}`);
+      const n = await page.evaluate(() => window.__player.model.steps.length);
+      await page.keyboard.press('Home');
+      const at = new Set();
+      for (let i = 0; i < n; i++) {
+        const r = await page.evaluate(overflows);
+        assert.deepEqual(r.out, [], `${viewport.width} ${c} step ${i + 1}`);
+        assert.ok(r.wide <= viewport.width, `${viewport.width} ${c} step ${i + 1}: the page is ${r.wide} px wide`);
+        // As the page opens: the words on screen, the memory starting above the bar.
+        assert.ok(r.why < r.bar && r.memory + 40 < r.bar, `${viewport.width} ${c} step ${i + 1}: words end at ${r.why}, memory starts at ${r.memory}, the bar at ${r.bar}`);
+        at.add(r.memory);
+        await page.keyboard.press('ArrowRight');
+      }
+      assert.equal(at.size, 1, `${viewport.width} ${c}: the memory moved (${[...at]})`);
+    }
+    await page.screenshot({ path: join(shots, `phone-longest-${viewport.width}.png`), fullPage: true });
+    assert.deepEqual(page.errors, []);
     await page.close();
   }
 });

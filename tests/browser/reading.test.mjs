@@ -4,21 +4,13 @@
 // the code notes meet AAA contrast (7:1) on every line background; the
 // "Inputs" summary is a target of at least 24 px.
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
-import { openPage, startBrowser, startServer } from './harness.mjs';
+import { test } from 'node:test';
+import { openPage, useBrowser } from './harness.mjs';
 
-let server, browser;
-before(async () => {
-  server = await startServer();
-  browser = await startBrowser();
-});
-after(async () => {
-  await browser?.stop();
-  server?.stop();
-});
+const env = useBrowser();
 
 test('the table box keeps the focus and scrolls with the arrow keys; the step does not move', async () => {
-  const page = await openPage(browser.ctx, `${server.url}?recorded#flow=compare&case=array`, { viewport: { width: 390, height: 844 } });
+  const page = await openPage(env.browser.ctx, `${env.server.url}?recorded#flow=compare&case=array`, { viewport: { width: 390, height: 844 } });
   await page.keyboard.press('End');
   const fit = await page.evaluate(() => {
     const box = document.querySelector('.table-box');
@@ -45,7 +37,7 @@ test('the table box keeps the focus and scrolls with the arrow keys; the step do
 });
 
 test('code notes meet 7:1 on every line background; the Inputs summary is at least 24 px tall', async () => {
-  const page = await openPage(browser.ctx, `${server.url}?recorded#flow=envelope&case=legacy&step=inner-written`, { viewport: { width: 1400, height: 1000 } });
+  const page = await openPage(env.browser.ctx, `${env.server.url}?recorded#flow=envelope&case=legacy&step=inner-written`, { viewport: { width: 1400, height: 1000 } });
   const worst = await page.evaluate(() => {
     const rgb = (s) => s.match(/[\d.]+/g).slice(0, 3).map(Number);
     const lum = (c) => { const [r, g, b] = c.map((v) => { v /= 255; return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; }); return 0.2126 * r + 0.7152 * g + 0.0722 * b; };

@@ -5,32 +5,24 @@
 // file number.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { after, before, test } from 'node:test';
-import { openPage, startBrowser, startServer } from './harness.mjs';
+import { test } from 'node:test';
+import { openPage, useBrowser } from './harness.mjs';
 
-let server, browser;
-before(async () => {
-  server = await startServer();
-  browser = await startBrowser();
-});
-after(async () => {
-  await browser?.stop();
-  server?.stop();
-});
+const env = useBrowser();
 
 test('the 8-byte demo scratch is explained against the real 64 KiB one', async () => {
-  const page = await openPage(browser.ctx, `${server.url}?recorded#flow=writer&case=fits&scratch=8&step=1`);
+  const page = await openPage(env.browser.ctx, `${env.server.url}?recorded#flow=writer&case=fits&scratch=8&step=1`);
   const why = await page.textContent('#why');
   assert.match(why, /8-byte scratch/);
   assert.match(why, /shrinks the scratch.*overflow happens on screen.*real one is 64 KiB/);
   await page.close();
-  const real = await openPage(browser.ctx, `${server.url}?recorded#flow=writer&case=fits&scratch=65536&step=1`);
+  const real = await openPage(env.browser.ctx, `${env.server.url}?recorded#flow=writer&case=fits&scratch=65536&step=1`);
   assert.doesNotMatch(await real.textContent('#why'), /shrinks/);
   await real.close();
 });
 
 test('the overwrite tab is named for its bug and says scratchpack prevents it', async () => {
-  const page = await openPage(browser.ctx, `${server.url}?recorded#flow=envelope`);
+  const page = await openPage(env.browser.ctx, `${env.server.url}?recorded#flow=envelope`);
   const tab = await page.$eval('#tab-envelope', (b) => b.textContent);
   assert.match(tab, /overwrite/i);
   assert.match(tab, /scratchpack prevents it/);
@@ -38,7 +30,7 @@ test('the overwrite tab is named for its bug and says scratchpack prevents it', 
 });
 
 test('the intro glosses its jargon and names the posts in words', async () => {
-  const page = await openPage(browser.ctx, `${server.url}?recorded`);
+  const page = await openPage(env.browser.ctx, `${env.server.url}?recorded`);
   const intro = (await page.textContent('#intro')).replace(/\s+/g, ' ');
   assert.match(intro, /to_array \(serialize to a new byte array\)/);
   assert.match(intro, /a sequence \(a chain of segments/);
@@ -49,7 +41,7 @@ test('the intro glosses its jargon and names the posts in words', async () => {
 });
 
 test('the bytes are read beside their hex (93 = an array of 3, 41 = \'A\')', async () => {
-  const page = await openPage(browser.ctx, `${server.url}?recorded#flow=envelope&case=safe`);
+  const page = await openPage(env.browser.ctx, `${env.server.url}?recorded#flow=envelope&case=safe`);
   await page.keyboard.press('End');
   const meanings = await page.$$eval('#memory .meaning', (ps) => ps.map((p) => p.textContent));
   assert.ok(meanings.some((m) => /^Read as MessagePack: 93 = an array of 3 · AA = a string of 10 bytes · 41 = 'A'/.test(m)), meanings.join(' | '));
@@ -58,7 +50,7 @@ test('the bytes are read beside their hex (93 = an array of 3, 41 = \'A\')', asy
 
 test('the fan-out shows the natively recorded figures beside the live ones, labelled', async () => {
   const native = JSON.parse(readFileSync(new URL('../../web/recorded/pools-native.json', import.meta.url), 'utf8'));
-  const page = await openPage(browser.ctx, `${server.url}?recorded#flow=fanout&case=shared`);
+  const page = await openPage(env.browser.ctx, `${env.server.url}?recorded#flow=fanout&case=shared`);
   await page.keyboard.press('End');
   const text = (await page.textContent('.board .native')).replace(/\s+/g, ' ');
   assert.match(text, /^Recorded natively, not in this browser: shared pool /);

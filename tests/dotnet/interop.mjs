@@ -4,13 +4,20 @@
 // rules of Peer/Render.cs (what a JS number and Date hold), and writing
 // what the package's encode() makes of the decoded value (js.bin, and
 // js-lz4.bin compressed as the peer's message was), which the peer verifies.
+// Also the typed contracts: each [MessagePackObject] message of
+// contracts.bin is decoded through the JS contract of the same shape
+// (contracts.json, the file gen-c turns into interop_dotnet's C schemas;
+// Bag, whose Dictionary members C has no schema for, is declared here) and
+// encoded again (js-contracts.bin): the bytes must be C#'s. What C wrote
+// for the same messages (c-contracts.bin, when present) must read through
+// the same contracts and encode to the same bytes.
 // Must not touch: the package's internals (public API only).
 //
 // Usage: node tests/dotnet/interop.mjs DIR
 // Prints "interop.mjs: N passed, N failed"; exit code 1 on any failure.
 import { readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { createScratchpack, decode, Ext } from '../../js/index.js';
+import { contract, createScratchpack, decode, Ext } from '../../js/index.js';
 
 const dir = process.argv[2];
 if (!dir) { console.error('usage: node tests/dotnet/interop.mjs DIR'); process.exit(2); }
@@ -65,6 +72,7 @@ function readRecords(path) {
   for (let p = 0; p < all.length;) {
     const n = dv.getUint32(p, true);
     p += 4;
+    if (n === SKIPPED) { out.push(null); continue; }
     out.push(all.subarray(p, p + n));
     p += n;
   }
@@ -129,8 +137,74 @@ async function run(bin, txt, out, lz4) {
     `; re-encoded byte-identical: ${identical}`);
 }
 
+const same = (a, b) => a.length === b.length && a.every((x, k) => x === b[k]);
+
+// The JS contracts of Peer/Contracts.cs: the shared file, and Bag.
+function peerContracts() {
+  const file = contract(JSON.parse(readFileSync(new URL('contracts.json', import.meta.url), 'utf8')));
+  const Bag = contract({
+    counts: { map: ['string', 'int32'] },
+    points: { map: ['string', file.Point] },
+    maybe: 'int32?',
+  }, { keys: 'name', name: 'Bag' });
+  return { ...file, Bag };
+}
+
+// Through the contract: the contract's own decode, then both encodes (the
+// contract's, and the package entry's { contract } option) must agree.
+async function throughContract(c, bytes) {
+  const sp = await encoder('none');
+  const value = c.decode(bytes);
+  const mine = c.encode(value);
+  const entry = sp.encode(value, { contract: c });
+  if (!same(mine, entry)) throw new Error('Contract.encode and encode(v, { contract }) disagree');
+  const again = sp.decode(bytes, { contract: c });
+  if (!same(c.encode(again), mine)) throw new Error('decode(b, { contract }) reads another value');
+  return mine;
+}
+
+async function contracts() {
+  const all = peerContracts();
+  const msgs = readRecords(join(dir, 'contracts.bin'));
+  const names = readFileSync(join(dir, 'contracts.txt'), 'utf8').split('\n').filter((l) => l.length > 0)
+    .map((l) => l.split('\t')[0]);
+  const ours = [];
+  let identical = 0;
+  for (let i = 0; i < msgs.length; i++) {
+    const name = names[i], c = all[name.split('.')[0]];
+    let bytes = null;
+    try {
+      bytes = await throughContract(c, msgs[i]);
+    } catch (e) {
+      fail(name, `through the JS contract ${c?.name}: ${e.code ?? ''} ${e.message}`);
+    }
+    ours.push(bytes);
+    if (bytes === null) continue;
+    if (same(bytes, msgs[i])) { identical++; passed++; }
+    else fail(name, `the JS contract's bytes differ from C#'s (${bytes.length} B against ${msgs[i].length} B)`);
+  }
+  writeRecords(join(dir, 'js-contracts.bin'), ours);
+  console.log(`interop.mjs: contracts.bin: ${msgs.length} [MessagePackObject] messages read through JS contracts ` +
+    `(${Object.keys(all).join(', ')}) and encoded again; byte-identical to C#'s: ${identical}`);
+  if (!existsSync(join(dir, 'c-contracts.bin'))) return;
+  const fromC = readRecords(join(dir, 'c-contracts.bin'));
+  let read = 0;
+  for (let i = 0; i < fromC.length; i++) {
+    const name = names[i];
+    try {
+      if (same(await throughContract(all[name.split('.')[0]], fromC[i]), fromC[i])) { read++; passed++; }
+      else fail(name, 'C\'s bytes read through the JS contract encode to other bytes');
+    } catch (e) {
+      fail(name, `C's bytes through the JS contract: ${e.code ?? ''} ${e.message}`);
+    }
+  }
+  console.log(`interop.mjs: c-contracts.bin: ${fromC.length} messages C's schemas wrote, read through JS contracts ` +
+    `and encoded to the same bytes: ${read}`);
+}
+
 await run('cs.bin', 'cs.txt', 'js.bin', false);
 if (existsSync(join(dir, 'lz4.bin'))) await run('lz4.bin', 'lz4.txt', 'js-lz4.bin', true);
+if (existsSync(join(dir, 'contracts.bin'))) await contracts();
 for (const sp of Object.values(instances)) sp.close();
 console.log(`interop.mjs: ${passed} passed, ${failed} failed`);
 process.exit(failed === 0 ? 0 : 1);

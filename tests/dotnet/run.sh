@@ -5,7 +5,9 @@
 # C program interop_dotnet (in build-release, configured if missing) and
 # running the exchange both ways: C# writes the corpus, the LZ4 messages and
 # the contract messages; C and JS decode and compare them and write their own
-# encodings; C# reads those and compares. Skips in one line when dotnet is
+# encodings; C# reads those and compares. The contract messages go through
+# C schemas generated from tests/dotnet/contracts.json (gen-c) and JS
+# contracts loaded from the same file; C reads what JS wrote, JS what C wrote. Skips in one line when dotnet is
 # not on PATH. Needs dist/ (the WASM build) for the JS half.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -43,4 +45,6 @@ node tests/dotnet/interop.mjs "$work" || failed=1
 "${peer[@]}" lz4-verify "$work" c-lz4.bin || failed=1
 "${peer[@]}" lz4-verify "$work" js-lz4.bin || failed=1
 "${peer[@]}" contracts-verify "$work" c-contracts.bin || failed=1
+"${peer[@]}" contracts-verify "$work" js-contracts.bin || failed=1
+build-release/tests/c/interop_dotnet --contracts "$work" js-contracts.bin || failed=1
 exit $failed

@@ -132,6 +132,7 @@ test('WASM heap use is the same after 100,000 failing decodes and encodes', () =
   const values = [{ a: 1, f() {} }, [big, Symbol('late')], [1n << 70n]];
   for (let i = 0; i < 100; i++) {                      // warm the pools and free lists
     try { sp.encode(values[i % 3]); } catch { /* expected */ }
+    try { sp.encodeView(values[i % 3]); } catch { /* expected */ }
   }
   const before = sp.stats();
   for (let i = 0; i < 100000; i++) {

@@ -1,4 +1,4 @@
-// The gate between the package and C (wasm/sp_wasm.c): the span record JS
+// The gate between the package and C (wasm/package/): the span record JS
 // reads is the one C lays out, a C job's span is what the entry took, and
 // the pool can be configured again without leaking.
 import assert from 'node:assert/strict';

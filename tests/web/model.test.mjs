@@ -7,12 +7,14 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
-import { CELL, CELL_NAMES, apply, createMachine, createModel, dotnetArrayBytes, fmt, hex, layout, snapshot } from '../../web/model.js';
+import { CELL, apply, createMachine, createModel, dotnetArrayBytes, hex, layout, snapshot } from '../../web/model.js';
 import * as view from '../../web/view.js';
+import { byteMeanings, display } from '../../web/display.js';
 
 const { seek, step } = view;
 import { buildModel, describe, flowById } from '../../web/flows/index.js';
-import { summary } from '../../web/flows/fanout.js';
+import { RUNS, summary } from '../../web/flows/fanout.js';
+import { LONGEST, longestFanout } from '../../web/flows/fanout-longest.js';
 import { createClock, formatHash, keyAction, parseHash, useFlows } from '../../web/player.js';
 
 useFlows(describe());
@@ -194,12 +196,12 @@ function fanRun(ns, { lockWaits = 0, fresh = 64 } = {}) {
 
 test('the fan-out\'s conclusion follows the numbers, whichever pool is faster', () => {
   const config = { consumers: 1, waves: [64, 64, 64, 64], parts: 2, perPart: 32, queue: 64 };
-  const faster = summary({ config, runs: { shared: fanRun(120, { lockWaits: 3 }), lockfree: fanRun(40), nopool: fanRun(200, { fresh: 256 }) } });
+  const faster = summary({ config, runs: { shared: [fanRun(120, { lockWaits: 3 })], lockfree: [fanRun(40)], nopool: [fanRun(200, { fresh: 256 })] } });
   assert.deepEqual(faster.rows.map((r) => r.ns), [120, 40, 200]);
   assert.match(faster.headline, /lock-free 3\.0× faster than the shared pool/);
   assert.match(faster.conclusion, /wait for a partition lock 12 times in 256 returns/);
   assert.match(faster.conclusion, /No pool is no fix: its frees took 200 ns each, 5\.0× the lock-free pool's/);
-  const slower = summary({ config, runs: { shared: fanRun(40), lockfree: fanRun(120), nopool: fanRun(30, { fresh: 256 }) } });
+  const slower = summary({ config, runs: { shared: [fanRun(40)], lockfree: [fanRun(120)], nopool: [fanRun(30, { fresh: 256 })] } });
   assert.match(slower.headline, /was not faster/);
   assert.match(slower.conclusion, /never had to wait for a lock/);
   assert.match(slower.conclusion, /No pool freed each buffer in 30 ns, no slower here/);
@@ -216,7 +218,9 @@ test('the recorded fan-out still parses and plays every case to its summary', ()
     assert.deepEqual([names[0], names[names.length - 1]], ['setup', 'summary'], flow.cases[ci].id);
     assert.ok(names.includes('return-1') && names.includes('steady'));
     assert.equal(model.board.rows.length, 3);
-    assert.ok(model.board.rows.every((r) => r.ns > 0 && r.returns === data.config.waves.reduce((a, b) => a + b, 0)));
+    const perRun = data.config.waves.reduce((a, b) => a + b, 0);
+    assert.ok(model.board.rows.every((r) => r.ns > 0 && r.runs === data.config.runs && r.returns === data.config.runs * perRun));
+    assert.ok(data.config.runs >= 5, `${data.config.runs} runs recorded`);
     assert.equal(model.recorded.what, data.recorded.what);
     assert.notEqual(model.steps[model.steps.length - 1].why, '');
   }
@@ -268,13 +272,16 @@ test('pausing bumps the clock\'s generation so a stale frame does nothing', () =
   assert.equal(ticks, 2);
 });
 
-test('the page\'s copy of the formats and cell names (view.js) agrees with the worker\'s (model.js)', () => {
-  assert.deepEqual(view.CELL_NAMES, CELL_NAMES);
-  for (const n of [0, 7, 1234567, 65536.4]) assert.equal(view.fmt(n), fmt(n));
-  for (const b of [[], [0x93, 0xaa, 0x41], Array.from({ length: 30 }, (_, i) => i * 9)]) {
-    assert.equal(view.hex(b), hex(b));
-    assert.equal(view.hex(b, 2), hex(b, 2));
-  }
+test('the model the worker posts carries the text the page draws: hex, state names, sentences (display.js)', () => {
+  const m = display(createModel('x', 0, [{ memory: [{ key: 's', kind: 'scratch', label: 'scratch', size: 70000, ranges: [[0, 2], [1000, 1001]],
+    cells: [{ i: 0, v: 0x93, s: CELL.OVERWRITTEN, p: 0xaa, c: true }, { i: 1, v: 0x41, s: CELL.NESTED, p: -1, c: false }, { i: 1000, v: -1, s: CELL.EMPTY, p: -1, c: false }],
+    gauge: { size: 70000, used: 2, pending: { offset: 69990, size: 20 } } }] }]));
+  const b = m.steps[0].memory[0];
+  assert.deepEqual(b.cells.map((c) => [c.x, c.px, c.st, c.n]), [['93', 'AA', 'overwritten', '0'], ['41', '', 'nested', '1'], ['', '', 'empty', '1,000']]);
+  assert.equal(b.shown, '0–1 and 1,000');
+  assert.equal(b.gaugeText, '2 of 70,000 B used · asks 20 B at 69,990: 10 B do not fit');
+  assert.equal(b.shortText, '+10 B');
+  assert.equal(b.meaning, "Read as MessagePack: 93 = an array of 3 · 41 = the integer 65");
 });
 
 test('a focused scroll box keeps the arrow, Home, End and Space keys', () => {
@@ -284,12 +291,12 @@ test('a focused scroll box keeps the arrow, Home, End and Space keys', () => {
 });
 
 test('byteMeanings reads the first bytes of a message in order', () => {
-  assert.deepEqual(view.byteMeanings([0x93, 0xaa, 0x41, 0x42]), ['93 = an array of 3', 'AA = a string of 10 bytes', "41 = 'A'", "42 = 'B'"]);
-  assert.deepEqual(view.byteMeanings([0x82, 0xc3, 0xc0, 0xff, 0x05]), ['82 = a map of 2 pairs', 'C3 = true', 'C0 = nil', 'FF = the integer -1', '05 = the integer 5']);
-  assert.deepEqual(view.byteMeanings([0xd9, 0x02, 0x68, 0x69, 0x01]), ['D9 02 = a string of 2 bytes', "68 = 'h'", "69 = 'i'", '01 = the integer 1']);
-  assert.deepEqual(view.byteMeanings([0xc4, 0x0c, 0x93, 0x01]), ['C4 0C = binary data of 12 bytes']);
-  assert.deepEqual(view.byteMeanings([0xda, 0x01]), [], 'a header cut short is not read');
-  assert.equal(view.byteMeanings(Array(20).fill(1), 6).length, 6);
+  assert.deepEqual(byteMeanings([0x93, 0xaa, 0x41, 0x42]), ['93 = an array of 3', 'AA = a string of 10 bytes', "41 = 'A'", "42 = 'B'"]);
+  assert.deepEqual(byteMeanings([0x82, 0xc3, 0xc0, 0xff, 0x05]), ['82 = a map of 2 pairs', 'C3 = true', 'C0 = nil', 'FF = the integer -1', '05 = the integer 5']);
+  assert.deepEqual(byteMeanings([0xd9, 0x02, 0x68, 0x69, 0x01]), ['D9 02 = a string of 2 bytes', "68 = 'h'", "69 = 'i'", '01 = the integer 1']);
+  assert.deepEqual(byteMeanings([0xc4, 0x0c, 0x93, 0x01]), ['C4 0C = binary data of 12 bytes']);
+  assert.deepEqual(byteMeanings([0xda, 0x01]), [], 'a header cut short is not read');
+  assert.equal(byteMeanings(Array(20).fill(1), 6).length, 6);
 });
 
 // A run whose waves take the given ns per return, one wave each (the first is warm-up).
@@ -305,29 +312,71 @@ function fanWaves(nsList, opts = {}) {
   return out;
 }
 
-test('the fan-out states a verdict only when the waves\' spreads separate, and draws a few lock waits as a sliver', () => {
-  const config = { consumers: 1, waves: [64, 64, 64, 64, 64, 64], parts: 2, perPart: 32, queue: 64 };
-  const overlap = summary({ config, runs: { shared: fanWaves([50, 42, 30, 45, 38, 40], { lockWaits: 3 }), lockfree: fanWaves([50, 37, 44, 31, 36, 41]),
-    nopool: fanWaves([50, 60, 61, 62, 63, 64], { fresh: 384 }) } });
-  assert.match(overlap.headline, /^No difference is measurable on this machine: 37 ns per return on the lock-free pool \(middle half 36–41 ns over 5 waves\) against 40 ns on the shared pool \(middle half 38–42 ns\)/);
+// Runs of two waves each (the first warms up), the second at each of `ns`.
+const fanRuns = (ns, opts = {}) => ns.map((x, i) => fanWaves([50, x], i === 0 ? opts : { ...opts, lockWaits: 0 }));
+
+test('the fan-out states a verdict only when the runs\' ranges separate, draws times from zero and a few lock waits as a sliver', () => {
+  const config = { consumers: 1, waves: [64, 64], parts: 2, perPart: 32, queue: 64, runs: 5 };
+  const overlap = summary({ config, runs: { shared: fanRuns([42, 30, 45, 38, 40], { lockWaits: 3 }), lockfree: fanRuns([37, 44, 31, 36, 41]),
+    nopool: fanRuns([60, 61, 62, 63, 64], { fresh: 384 }) } });
+  assert.match(overlap.headline, /^No difference is measurable on this machine: 37 ns per return on the lock-free pool \(5 runs: 31–44 ns\) against 40 ns on the shared pool \(5 runs: 30–45 ns\)/);
   assert.doesNotMatch(overlap.headline + overlap.conclusion, /faster/);
-  const apart = summary({ config, runs: { shared: fanWaves([50, 80, 82, 85, 90, 84], { lockWaits: 3 }), lockfree: fanWaves([50, 30, 31, 33, 29, 30]),
-    nopool: fanWaves([50, 60, 61, 62, 63, 64], { fresh: 384 }) } });
+  // From zero, against the slowest run: 40 against 37 ns draws as 40 against 37.
+  const ns = overlap.bars.find((b) => b.key === 'ns');
+  assert.deepEqual(ns.items.map((i) => i.width), [40 / 64, 37 / 64, 62 / 64]);
+  assert.deepEqual(ns.items[0].range, [30 / 64, 45 / 64]);
+  assert.match(ns.label, /the median of 5 runs, the line their range/);
+  const apart = summary({ config, runs: { shared: fanRuns([80, 82, 85, 90, 84], { lockWaits: 3 }), lockfree: fanRuns([30, 31, 33, 29, 30]),
+    nopool: fanRuns([60, 61, 62, 63, 64], { fresh: 384 }) } });
   assert.match(apart.headline, /^The fix holds here: lock-free 2\.8× faster/);
+  assert.match(apart.conclusion, /every run of it faster than every run of the shared pool \(5 runs: 29–33 ns against 5 runs: 80–90 ns\)/);
   const waits = apart.bars.find((b) => b.key === 'lockWaits').items.find((i) => i.id === 'shared');
   assert.equal(waits.value, 3);
-  assert.ok(waits.width < 0.01, `3 waits in 384 returns drawn at ${waits.width}`);
-  assert.match(apart.bars.find((b) => b.key === 'ns').items[0].text, /^84 ns \(middle half 82–85\)$/);
+  assert.ok(waits.width < 0.01, `3 waits in 640 returns drawn at ${waits.width}`);
+  assert.match(apart.bars.find((b) => b.key === 'ns').items[0].text, /^84 ns \(5 runs: 80–90\)$/);
+  // One run of the lock-free pool as slow as the shared pool's fastest: no verdict.
+  const touching = summary({ config, runs: { shared: fanRuns([80, 82, 85, 90, 84]), lockfree: fanRuns([30, 31, 80, 29, 30]),
+    nopool: fanRuns([60, 61, 62, 63, 64]) } });
+  assert.match(touching.headline, /^No difference is measurable/);
 });
 
-test('switching the fan-out\'s case keeps the three runs; another thread count runs them anew', async () => {
+test('the fan-out runs each pool RUNS times, taking turns; switching the case keeps the runs; another thread count runs them anew', async () => {
   const flow = flowById('fanout');
   let calls = 0;
-  const runner = { threaded: true, async fanout() { calls++; return fanWaves([50, 40]); } };
+  const kinds = [];
+  const runner = { threaded: true, async fanout({ kind }) { calls++; kinds.push(kind); return fanWaves([50, 40]); } };
   const a = await flow.run(runner, 0, { consumers: '3' });
+  assert.equal(calls, 3 * RUNS);
+  assert.deepEqual(kinds.slice(0, 6), [0, 1, 2, 0, 1, 2], 'the pools take turns');
+  assert.deepEqual(Object.values(a.runs).map((r) => r.length), [RUNS, RUNS, RUNS]);
   const b = await flow.run(runner, 1, { consumers: '3' });
-  assert.equal(calls, 3);
+  assert.equal(calls, 3 * RUNS);
   assert.equal(b, a);
   await flow.run(runner, 2, { consumers: '2' });
-  assert.equal(calls, 6);
+  assert.equal(calls, 6 * RUNS);
+});
+
+test('?recorded=longest: its made-up fan-out gives each sentence the longest form any branch of the conclusion writes', () => {
+  const flow = flowById('fanout');
+  const lengths = (data) => [0, 1, 2].map((ci) => {
+    const m = buildModel(flow, ci, data);
+    return { headline: m.board.headline.length, why: Math.max(...m.steps.map((s) => s.why.length)),
+      bars: Math.max(...m.board.bars.flatMap((b) => b.items.map((i) => i.text.length))) };
+  });
+  const base = lengths(longestFanout());
+  const hi = [9876, 9123, 9999, 9555, 9321], lo = [1876, 1123, 1999, 1555, 1321];
+  const variants = [];
+  for (const [shared, lockfree] of [[hi, lo], [lo, hi], [hi, hi]]) {
+    for (const nopool of [lo, hi]) {
+      for (const [lockWaits, drops] of [[0, 0], [2047, 0], [0, 1234], [2047, 1234]]) {
+        variants.push({ ...LONGEST, shared, lockfree, nopool, lockWaits, drops });
+      }
+    }
+  }
+  for (const v of variants) {
+    lengths(longestFanout(v)).forEach((l, ci) => {
+      for (const k of Object.keys(l)) assert.ok(l[k] <= base[ci][k], `case ${ci} ${k}: ${l[k]} > ${base[ci][k]} for ${JSON.stringify(v)}`);
+    });
+  }
+  assert.equal(buildModel(flow, 0, longestFanout()).recorded.label, 'Not a measurement');
 });

@@ -16,7 +16,15 @@ import { fmt } from '../model.js';
 // reads its clock in steps of 5 µs. (.NET's partitions hold 32 arrays each;
 // these hold 1,024, for the waves to fit.)
 const PARTS = 2, PER_PART = 1024;
-const WAVE = PARTS * PER_PART, NWAVES = 16;
+const WAVE = PARTS * PER_PART, NWAVES = 5;
+// Each pool runs RUNS times, each run a new pool and new threads, the pools
+// taking turns (shared, lock-free, none, shared, ...) so that a change in the
+// machine's load falls on all three alike. A run's figure is its time per
+// return over waves 2 on (wave 1 fills the pool); a pool's is the median of
+// its runs, drawn with their range. A verdict needs the two ranges apart: if
+// the pools did not differ, all five runs of one landing below all five of
+// the other would happen by chance 2 times in 252.
+export const RUNS = 5;
 const SQUARES = 64;                 // the places drawn, each standing for cap / 64
 export const WORKLOAD = { waves: new Array(NWAVES).fill(WAVE), parts: PARTS, perPart: PER_PART };
 export const POOLS = [
@@ -68,11 +76,13 @@ export default {
     // The case only picks which pool to follow: every case shows the same
     // three runs, so switching case keeps them (a new thread count runs anew).
     if (kept && kept.runner === runner && kept.consumers === consumers) return kept.data;
-    const config = { consumers, ...WORKLOAD, queue: WAVE };
-    const runs = {};
-    for (const p of POOLS) {
-      runs[p.id] = await runner.fanout({ kind: p.kind, consumers, waves: config.waves, parts: PARTS, perPart: PER_PART },
-        (s) => progress(`${p.name}: wave ${s.wave + 1} of ${NWAVES}`));
+    const config = { consumers, ...WORKLOAD, queue: WAVE, runs: RUNS };
+    const runs = Object.fromEntries(POOLS.map((p) => [p.id, []]));
+    for (let r = 0; r < RUNS; r++) {
+      for (const p of POOLS) {
+        runs[p.id].push(await runner.fanout({ kind: p.kind, consumers, waves: config.waves, parts: PARTS, perPart: PER_PART },
+          (s) => progress(`run ${r + 1} of ${RUNS}, ${p.name}: wave ${s.wave + 1} of ${NWAVES}`)));
+      }
     }
     const data = { config, runs, recorded: null, native };
     kept = { runner, consumers, data };
@@ -82,7 +92,7 @@ export default {
   steps(data, walk, caseIndex) {
     const { config } = data;
     const pool = POOLS[this.cases[caseIndex].pool];
-    const samples = data.runs[pool.id];
+    const samples = data.runs[pool.id][0];      // run 1 is played wave by wave
     const board = summary(data);
     const view = (s) => poolView(config, s, pool);
     const consumers = Array.from({ length: config.consumers }, (_, i) => `connection thread ${i + 1}`);
@@ -91,7 +101,7 @@ export default {
     const cap = places(config, pool);
     const emit = (step) => walk.emit(step);
     emit({ line: L.BROADCASTER, frames: frames('producer'), pool: view(null), name: 'setup',
-      why: `One broadcaster thread rents 4 KiB buffers, ${fmt(WAVE)} per wave, and deals them to ${config.consumers} connection thread${config.consumers > 1 ? 's' : ''}, which return them: ${fmt(config.waves.length)} waves, ${fmt(sum(config.waves))} returns. `
+      why: `One broadcaster thread rents 4 KiB buffers, ${fmt(WAVE)} per wave, and deals them to ${config.consumers} connection thread${config.consumers > 1 ? 's' : ''}, which return them: ${fmt(config.waves.length)} waves, ${fmt(sum(config.waves))} returns, in each of ${fmt(runsOf(data))} runs (a new pool and new threads each); run 1 plays here. `
         + (pool.kind === 0 ? `The shared pool: a slot per thread, then ${config.parts} partitions of ${fmt(config.perPart)} places, each behind a lock.`
           : pool.kind === 1 ? `The lock-free pool: one queue of ${fmt(cap)} places, no slot, no lock.`
             : 'No pool: every rent is a new array, every return frees it.') });
@@ -121,17 +131,18 @@ export default {
         state: timing(d, last) });
     }
     emit({ line: pool.kind === 0 ? L.RETURN : pool.kind === 1 ? L.FIX : L.NOPOOL, frames: frames('done'), pool: view(last), name: 'end',
-      why: `The ${pool.name}: ${fmt(mine.returns)} cross-thread returns, ${nsText(mine.ns)} each inside the returning threads (the median of waves 2–${fmt(config.waves.length)}), ${fmt(mine.fresh)} new arrays, ${pool.kind === 2 ? `${fmt(mine.returns)} frees` : `${fmt(mine.drops)} drops, ${fmt(mine.lockWaits)} lock waits`}. Waking the threads up is not in that time: a wave took ${fmt(mine.wakeUs)} µs from the broadcaster's signal to the last return (median).` });
+      why: `The ${pool.name} over ${fmt(mine.runs)} runs: ${fmt(mine.returns)} cross-thread returns, ${nsText(mine.ns)} each inside the returning threads (the median of the runs, waves 2–${fmt(config.waves.length)} of each; ${spread(mine)} ns), ${fmt(mine.fresh)} new arrays, ${pool.kind === 2 ? `${fmt(mine.returns)} frees` : `${fmt(mine.drops)} drops, ${fmt(mine.lockWaits)} lock waits`}; waking the threads (${fmt(mine.wakeUs)} µs a wave) is not in that time.` });
     emit({ line: pool.kind === 0 ? L.RETURN : pool.kind === 1 ? L.FIX : L.NOPOOL, frames: frames('done'), pool: view(last), name: 'summary',
-      why: board.conclusion });
+      why: board.brief });
     const skip = pool.kind === 0 ? [L.FIX, L.QUEUE, L.NOPOOL] : pool.kind === 1 ? [L.RETURN, L.PARTITION, L.DROP, L.NOPOOL]
       : [L.RETURN, L.PARTITION, L.DROP, L.FIX, L.QUEUE];
     return { skip, recorded: data.recorded || null, board: { ...board, current: pool.id, native: data.native || null },
-      note: `${data.recorded ? `Recorded: ${data.recorded.what}. ` : ''}Counters are the pools' own (sp_pool_stats), sampled at the end of each phase while the other threads wait; the time per return is read inside each returning thread around its returns only.` };
+      note: `${data.recorded ? `Recorded: ${data.recorded.what}. ` : ''}Counters are the pools' own (sp_pool_stats), sampled at the end of each phase while the other threads wait; the time per return is read inside each returning thread around its returns only. Each pool ran ${fmt(runsOf(data))} times, the pools taking turns; the steps play run 1.` };
   },
 };
 
 const sum = (a) => a.reduce((n, x) => n + x, 0);
+const runsOf = (data) => Math.max(...POOLS.map((p) => data.runs[p.id]?.length || 0));
 
 function places(config, pool) {
   return pool.kind === 0 ? config.parts * config.perPart : pool.kind === 1 ? config.queue : 0;
@@ -190,34 +201,47 @@ function counters(s, pool) {
 }
 
 /**
- * The side-by-side summary of the three runs: per pool, ns per return
- * (waves 2.. on, read inside the returning threads), lock waits, drops, new
- * arrays; bars scaled to the largest of each; and a conclusion written from
- * these numbers (exported for the tests).
+ * The side-by-side summary of the runs: per pool, ns per return (the median
+ * of its runs, each over waves 2 on, read inside the returning threads) with
+ * the runs' range, and lock waits, drops and new arrays summed over the runs;
+ * bars scaled to the largest of each; and a conclusion written from these
+ * numbers (exported for the tests).
  */
 export function summary(data) {
   const rows = POOLS.filter((p) => data.runs[p.id] && data.runs[p.id].length).map((p) => {
-    const ss = data.runs[p.id];
-    const last = ss[ss.length - 1];
-    const waves = perWave(ss).slice(1);                       // wave 1 fills the pool: warm-up
-    const ns = waves.map((w) => w.ns);
-    return { id: p.id, name: p.name, returns: last.returns, ns: median(ns), nsLo: quantile(ns, 0.25), nsHi: quantile(ns, 0.75), waves: waves.length,
-      wakeUs: median(waves.map((w) => w.phaseUs)),
-      lockWaits: p.kind === 2 ? null : last.lockWaits, drops: p.kind === 2 ? null : last.drops, fresh: last.fresh };
+    const runs = data.runs[p.id];
+    const ns = runs.map(runNs).filter((v) => v !== null);
+    const total = (k) => sum(runs.map((ss) => ss[ss.length - 1][k]));
+    return { id: p.id, name: p.name, returns: total('returns'), ns: median(ns), nsLo: ns.length ? Math.min(...ns) : null,
+      nsHi: ns.length ? Math.max(...ns) : null, runs: ns.length,
+      wakeUs: median(runs.flatMap((ss) => perWave(ss).slice(1).map((w) => w.phaseUs))),
+      lockWaits: p.kind === 2 ? null : total('lockWaits'), drops: p.kind === 2 ? null : total('drops'), fresh: total('fresh') };
   });
-  const metrics = [['ns', 'time per return, ns (inside the returning threads; median of waves 2 on)'], ['lockWaits', 'lock waits'],
-    ['drops', 'arrays dropped (pool full)'], ['fresh', 'new arrays allocated']];
-  // Times against the slowest pool; counts against the returns, so that a
-  // handful of lock waits in 32,768 returns draws as the sliver it is.
+  const n = rows.length ? rows[0].runs : 0;
+  const metrics = [['ns', `time per return, ns (inside the returning threads): the median of ${n} runs, the line their range`],
+    ['lockWaits', 'lock waits'], ['drops', 'arrays dropped (pool full)'], ['fresh', 'new arrays allocated']];
+  // Times against the slowest run of any pool, from zero, so that a 10%
+  // difference draws as a 10% difference; counts against the returns, so
+  // that a handful of lock waits in 51,200 returns draws as the sliver it is.
   const bars = metrics.map(([key, label]) => {
-    const max = key === 'ns' ? Math.max(1e-9, ...rows.map((r) => r.nsHi ?? r.ns ?? 0)) : null;
-    return { key, label: key === 'ns' ? label : `${label} (bar: share of the returns)`, items: rows.map((r) => ({ id: r.id, name: r.name, value: r[key],
+    const max = key === 'ns' ? Math.max(1e-9, ...rows.map((r) => r.nsHi ?? 0)) : null;
+    const of = (v) => Math.min(1, v / (max ?? 1));
+    return { key, label: key === 'ns' ? label : `${label}, all runs (bar: share of the returns)`, items: rows.map((r) => ({ id: r.id, name: r.name, value: r[key],
       text: r[key] === null ? (key === 'lockWaits' ? 'not counted (malloc\'s own lock)' : key === 'drops' ? 'every return frees' : '—')
         : key === 'ns' ? `${nsText(r.ns)} (${spread(r)})` : fmt(r[key]),
-      width: r[key] === null ? 0 : Math.min(1, r[key] / (max ?? Math.max(1, r.returns))) })) };
+      width: r[key] === null ? 0 : key === 'ns' ? of(r.ns) : Math.min(1, r[key] / Math.max(1, r.returns)),
+      range: key === 'ns' && r.ns !== null ? [of(r.nsLo), of(r.nsHi)] : null })) };
   });
   const by = Object.fromEntries(rows.map((r) => [r.id, r]));
   return { rows, bars, ...conclude(by) };
+}
+
+// One run's time per return: its waves 2 on, inside the returning threads
+// (wave 1 fills the pool: warm-up); null when it has no such wave.
+function runNs(samples) {
+  const waves = perWave(samples).slice(1);
+  const returns = sum(waves.map((w) => w.returns));
+  return returns > 0 ? sum(waves.map((w) => w.ns * w.returns)) / returns : null;
 }
 
 // Per wave: ns per return inside the threads, and the wave's time as the
@@ -228,24 +252,16 @@ function perWave(samples) {
   for (const s of samples) {
     if (s.phase !== 2) continue;
     const n = s.returns - prev.returns;
-    if (n > 0) out.push({ ns: (s.returnNs - prev.returnNs) / n, phaseUs: s.phaseUs });
+    if (n > 0) out.push({ ns: (s.returnNs - prev.returnNs) / n, returns: n, phaseUs: s.phaseUs });
     prev = s;
   }
   return out;
 }
 
-// The value below which a share q of xs lies (linear between ranks).
-function quantile(xs, q) {
-  if (!xs.length) return null;
-  const a = [...xs].sort((x, y) => x - y);
-  const at = (a.length - 1) * q, lo = Math.floor(at);
-  return a[lo] + (a[Math.min(lo + 1, a.length - 1)] - a[lo]) * (at - lo);
-}
-
-// The middle half of the waves' times: "35–41 ns".
+// The runs' range: "5 runs: 35–41".
 function spread(r) {
   const f = (v) => (v < 10 ? v.toFixed(1) : fmt(v));
-  return r.nsLo === null ? '—' : `middle half ${f(r.nsLo)}–${f(r.nsHi)}`;
+  return r.nsLo === null ? '—' : `${fmt(r.runs)} runs: ${f(r.nsLo)}–${f(r.nsHi)}`;
 }
 
 function median(xs) {
@@ -258,26 +274,28 @@ const times = (a, b) => `${(a / b).toFixed(a / b < 10 ? 1 : 0)}×`;
 
 // The conclusion, sentence by sentence, each from a comparison of the numbers.
 function conclude({ shared: s, lockfree: l, nopool: n }) {
-  if (!s || !l || !n || s.ns === null || l.ns === null || n.ns === null) return { headline: '', conclusion: '' };
+  if (!s || !l || !n || s.ns === null || l.ns === null || n.ns === null) return { headline: '', conclusion: '', brief: '', rest: '' };
   const out = [];
-  // A verdict only when the middle halves of the waves do not overlap.
+  // A verdict only when the ranges of the runs do not overlap.
   const faster = l.nsHi < s.nsLo, slower = l.nsLo > s.nsHi;
-  const both = `${nsText(l.ns)} per return on the lock-free pool (${spread(l)} ns over ${fmt(l.waves)} waves) against ${nsText(s.ns)} on the shared pool (${spread(s)} ns)`;
+  const both = `${nsText(l.ns)} per return on the lock-free pool (${spread(l)} ns) against ${nsText(s.ns)} on the shared pool (${spread(s)} ns)`;
   out.push(faster
-    ? `A cross-thread return took ${nsText(l.ns)} on the lock-free pool against ${nsText(s.ns)} on the shared pool: ${times(s.ns, l.ns)} faster, beyond the waves' spread.`
-    : slower ? `Here the lock-free pool (${nsText(l.ns)} per return) was not faster than the shared pool (${nsText(s.ns)}).`
-      : `No difference between the two pools is measurable on this machine: ${both}; the waves' spreads overlap.`);
+    ? `A cross-thread return took ${nsText(l.ns)} on the lock-free pool against ${nsText(s.ns)} on the shared pool: ${times(s.ns, l.ns)} faster, every run of it faster than every run of the shared pool (${spread(l)} ns against ${spread(s)} ns).`
+    : slower ? `Here the lock-free pool (${nsText(l.ns)} per return) was not faster than the shared pool (${nsText(s.ns)}): every run of it was slower (${spread(l)} ns against ${spread(s)} ns).`
+      : `No difference between the two pools is measurable on this machine: ${both}; the runs' ranges overlap.`);
   out.push(s.lockWaits > 0
-    ? `The shared pool had to wait for a partition lock ${fmt(s.lockWaits)} times in ${fmt(s.returns)} returns; the lock-free pool has no lock to wait for.`
-    : 'The shared pool never had to wait for a lock in this run (its threads rarely met); the lock-free pool has no lock at all.');
+    ? `Over all runs the shared pool had to wait for a partition lock ${fmt(s.lockWaits)} times in ${fmt(s.returns)} returns; the lock-free pool has no lock.`
+    : 'The shared pool never had to wait for a lock in these runs; the lock-free pool has no lock.');
   if (s.drops + l.drops > 0) out.push(`Drops: ${fmt(s.drops)} on the shared pool, ${fmt(l.drops)} on the lock-free one.`);
   out.push(n.ns > l.ns
-    ? `No pool is no fix: its frees took ${nsText(n.ns)} each, ${times(n.ns, l.ns)} the lock-free pool's, and it allocated ${fmt(n.fresh)} arrays where the lock-free pool allocated ${fmt(l.fresh)}.`
-    : `No pool freed each buffer in ${nsText(n.ns)}, no slower here, but it allocated ${fmt(n.fresh)} arrays where the lock-free pool allocated ${fmt(l.fresh)}: in .NET that cost comes back as garbage collection (the document measured no pooling ~18× slower).`);
+    ? `No pool is no fix: its frees took ${nsText(n.ns)} each, ${times(n.ns, l.ns)} the lock-free pool's, and it allocated ${fmt(n.fresh)} arrays against ${fmt(l.fresh)}.`
+    : `No pool freed each buffer in ${nsText(n.ns)}, no slower here, but allocated ${fmt(n.fresh)} arrays against ${fmt(l.fresh)}: in .NET that comes back as garbage collection (the document measured no pooling ~18× slower).`);
   const headline = !faster && !slower
     ? `No difference is measurable on this machine: ${both}. No pool allocated ${fmt(n.fresh)} arrays against ${fmt(l.fresh)}.`
     : faster
     ? `The fix holds here: lock-free ${times(s.ns, l.ns)} faster than the shared pool per cross-thread return${s.lockWaits > 0 ? `, with no lock to wait for where the shared pool waited ${fmt(s.lockWaits)} times` : ''}; no pool allocated ${fmt(n.fresh)} arrays against ${fmt(l.fresh)}.`
     : `Here the lock-free pool was not faster (${nsText(l.ns)} against ${nsText(s.ns)} per return); no pool allocated ${fmt(n.fresh)} arrays against ${fmt(l.fresh)}.`;
-  return { headline, conclusion: out.join(' ') };
+  // The last step says the verdict and the locks; the board under the
+  // memory says the rest, so that the step's words stay short on a phone.
+  return { headline, conclusion: out.join(' '), brief: out.slice(0, 2).join(' '), rest: out.slice(2).join(' ') };
 }

@@ -2,6 +2,7 @@
 // function that turns a flow's run data into a model. Owns nothing else.
 
 import { createModel, layout, walker } from '../model.js';
+import { display } from '../display.js';
 import writer from './writer.js';
 import envelope from './envelope.js';
 import compare from './compare.js';
@@ -22,12 +23,13 @@ export function flowById(id) {
 }
 
 /** The model of one case from its run data (pure: no module, no DOM). Its
- *  memory is laid out for drawing (model.js layout) and its legend is the
- *  cell states the case uses, or the flow's own. */
+ *  memory is laid out for drawing (model.js layout), its legend is the
+ *  cell states the case uses, or the flow's own, and the text the page
+ *  draws is written into it (display.js). */
 export function buildModel(flow, caseIndex, data) {
   const w = walker(data.trace ? data.trace.events : []);
   const extra = flow.steps(data, w, caseIndex) || {};
   const states = layout(w.steps);
-  return createModel(flow.id, caseIndex, w.steps, { ...extra, legend: flow.legend || states,
-    result: data.trace?.result, overflow: !!data.trace?.overflow });
+  return display(createModel(flow.id, caseIndex, w.steps, { ...extra, legend: flow.legend || states,
+    result: data.trace?.result, overflow: !!data.trace?.overflow }));
 }

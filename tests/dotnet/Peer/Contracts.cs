@@ -3,11 +3,13 @@
 // Owns: the contract classes (int keys with gaps -> array form; string keys
 // -> map form; nested classes, List<T>, int[]/double[], nullable members,
 // DateTime, byte[]), their instances (fixed seed), and the check of what C
-// wrote back. Must not touch: the untyped corpus.
+// and JS wrote back. Must not touch: the untyped corpus.
 //
-// Dictionary<string, T> members are in Bag, which C# serializes and C reads
-// as an untyped value tree (the C schemas have no map-of-anything member);
-// the JS contracts of the next issue are not covered here.
+// The same shapes are tests/dotnet/contracts.json: gen-c makes the C
+// schemas of interop_dotnet.c from it, interop.mjs loads it as JS
+// contracts. Keep the three in step. Dictionary<string, T> members are in
+// Bag, which the JS contract reads (interop.mjs declares it) and C reads as
+// an untyped value tree (the C schemas have no map member).
 using MessagePack;
 
 namespace Peer;
@@ -82,8 +84,16 @@ public static class Contracts
         return sb.ToString();
     }
 
-    static DateTime Time(Random r) => new(r.NextInt64(DateTime.UnixEpoch.Ticks - TimeSpan.TicksPerDay * 365 * 100,
-        DateTime.UnixEpoch.Ticks + TimeSpan.TicksPerDay * 365 * 600), DateTimeKind.Utc);
+    // Whole milliseconds: the JS contract's timestamp is a Date, which holds
+    // no less (sub-millisecond timestamps are the untyped corpus's, where C
+    // reads them exactly and JS's difference is listed as `ts`). Before 1970
+    // and after 2514 (past 2^34 seconds): timestamp 96; else 64.
+    static DateTime Time(Random r)
+    {
+        long t = r.NextInt64(DateTime.UnixEpoch.Ticks - TimeSpan.TicksPerDay * 365 * 100,
+            DateTime.UnixEpoch.Ticks + TimeSpan.TicksPerDay * 365 * 600);
+        return new(t - t % TimeSpan.TicksPerMillisecond, DateTimeKind.Utc);
+    }
 
     static Record MakeRecord(Random r, int i) => new()
     {
@@ -121,7 +131,9 @@ public static class Contracts
     static Bag MakeBag(Random r, int i) => new()
     {
         Counts = Enumerable.Range(0, r.Next(0, 20)).ToDictionary(k => "c" + k, k => r.Next(-1000, 100000)),
-        Points = Enumerable.Range(0, r.Next(0, 5)).ToDictionary(k => Text(r, 6) + k, k => new Point { X = k, Y = -k }),
+        // "p" first: a key that reads as an array index ("3") would come first
+        // in a JS object whatever its place in the map (docs/dotnet.md).
+        Points = Enumerable.Range(0, r.Next(0, 5)).ToDictionary(k => "p" + Text(r, 6) + k, k => new Point { X = k, Y = -k }),
         Maybe = i % 2 == 0 ? null : r.Next(),
     };
 
@@ -150,8 +162,9 @@ public static class Contracts
         return 0;
     }
 
-    // C decoded each message into its schema's struct and encoded the struct
-    // again: the bytes must be C#'s, and C# must read them into an equal object.
+    // C (or JS) decoded each message into its schema's struct (its contract)
+    // and encoded it again: the bytes must be C#'s, and C# must read them
+    // into an equal object.
     public static int Verify(string dir, string file)
     {
         var theirs = Records.Read(Path.Combine(dir, file));
@@ -178,7 +191,7 @@ public static class Contracts
             if (why == null) passed++;
             else { failed++; if (failed <= 20) Console.Error.WriteLine($"contracts-verify {file}: {name}: {why}"); }
         }
-        Console.WriteLine($"contracts-verify {file}: {all.Count} [MessagePackObject] instances: C's bytes identical to C#'s and read back by C#: {passed}");
+        Console.WriteLine($"contracts-verify {file}: {all.Count} [MessagePackObject] instances: bytes identical to C#'s and read back by C#: {passed}");
         Console.WriteLine($"dotnet contracts-verify {file}: {passed} passed, {failed} failed");
         return failed == 0 ? 0 : 1;
     }

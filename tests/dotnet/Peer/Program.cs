@@ -4,7 +4,7 @@ using Peer;
 
 if (args.Length == 0)
 {
-    Console.Error.WriteLine("usage: Peer corpus DIR | verify DIR FILE strict|loose | lz4 DIR | lz4-verify DIR FILE | contracts DIR | contracts-verify DIR FILE | tables | speed");
+    Console.Error.WriteLine("usage: Peer corpus DIR | verify DIR FILE strict|loose | lz4 DIR | lz4-verify DIR FILE | contracts DIR | contracts-verify DIR FILE | tables | speed-bytes DIR | serve DIR | peer [--record FILE]");
     return 2;
 }
 return args[0] switch
@@ -17,6 +17,7 @@ return args[0] switch
     "contracts-verify" => Contracts.Verify(args[1], args[2]),
     "tables" => Run(() => Tables.Print(Tables.Measure())),
     "speed-bytes" => Run(() => Speed.WriteBytes(args[1])),
+    "serve" => Speed.Serve(args[1]),
     "peer" => Peer.Report.Run(args.Skip(1).ToArray()),
     _ => Usage(),
 };

@@ -2,7 +2,8 @@
 // (typed [Key] classes and ContractlessStandardResolver) and MemoryPack,
 // encode and decode. Owns: the C# shapes of the workloads and a Stopwatch
 // harness (warm-up, then rounds of ~SP_DOTNET_SAMPLE_MS each, median and
-// best ns/op). Must not touch: tests. Not a test: bench/peer-dotnet.sh.
+// best ns/op), and `serve`, the C# peer of bench/dotnet-side.mjs's rounds.
+// Must not touch: tests. Not a test: bench/peer-dotnet.sh.
 //
 // Why not BenchmarkDotNet: it launches a process per benchmark and runs
 // pilot, warm-up and ~15-100 iterations each; for 5 workloads x 2 resolvers x
@@ -10,6 +11,7 @@
 // is tens of minutes, and scratchpack's own benches (bench/) use the same
 // warm-up + rounds + median method, so the figures compare like with like.
 using System.Diagnostics;
+using System.Runtime.InteropServices;
 using MemoryPack;
 using MessagePack;
 using MessagePack.Resolvers;
@@ -56,24 +58,44 @@ public static class Speed
 
     static readonly MessagePackSerializerOptions Contractless = MessagePackSerializerOptions.Standard.WithResolver(ContractlessStandardResolver.Instance);
 
+    // The clock samples are read from, in ms: wall time (Stopwatch) by
+    // default; `serve` switches to the process's CPU time, so that time the
+    // process spends waiting for a loaded machine's CPU is not charged to
+    // it (every peer of bench/dotnet-side.mjs reads the same kind of clock).
+    static Func<double> nowMs = () => Stopwatch.GetTimestamp() * 1e3 / Stopwatch.Frequency;
+
+    [StructLayout(LayoutKind.Sequential)]
+    struct Timespec { public long Sec; public long Nsec; }
+    [DllImport("libc", EntryPoint = "clock_gettime")]
+    static extern int ClockGettime(int clock, out Timespec t);
+    // Linux: CLOCK_PROCESS_CPUTIME_ID (every thread: the GC's too), or with
+    // SP_DOTNET_CLOCK=thread CLOCK_THREAD_CPUTIME_ID (the calling thread only:
+    // how much of the process's time the GC's background threads take).
+    static readonly int cpuClock = Environment.GetEnvironmentVariable("SP_DOTNET_CLOCK") == "thread" ? 3 : 2;
+
+    static double CpuMs()
+    {
+        ClockGettime(cpuClock, out var t);
+        return t.Sec * 1e3 + t.Nsec / 1e6;
+    }
+
     static double Sample(Action a, double ms)
     {
         // Calibrate a batch of about ms milliseconds, then time it.
         int n = 1;
-        var sw = Stopwatch.StartNew();
+        double took;
         while (true)
         {
-            sw.Restart();
+            double t0 = nowMs();
             for (int i = 0; i < n; i++) a();
-            sw.Stop();
-            if (sw.Elapsed.TotalMilliseconds >= ms / 4 || n > 1 << 24) break;
+            took = nowMs() - t0;
+            if (took >= ms / 4 || n > 1 << 24) break;
             n *= 2;
         }
-        int batch = Math.Max(1, (int)(n * (ms / Math.Max(0.001, sw.Elapsed.TotalMilliseconds))));
-        sw.Restart();
+        int batch = Math.Max(1, (int)(n * (ms / Math.Max(0.001, took))));
+        double t1 = nowMs();
         for (int i = 0; i < batch; i++) a();
-        sw.Stop();
-        return sw.Elapsed.TotalMilliseconds * 1e6 / batch;
+        return (nowMs() - t1) * 1e6 / batch;
     }
 
     static string Text(Random r, int n, bool korean)
@@ -94,7 +116,7 @@ public static class Speed
     }
 
     /// <summary>Writes each workload's typed MessagePack bytes to DIR/NAME.bin, so that
-    /// bench/dotnet-js.mjs runs the JS package on exactly the messages C# measured.</summary>
+    /// bench/dotnet-side.mjs runs scratchpack C, WASM and JS on exactly the messages C# measured.</summary>
     public static void WriteBytes(string dir)
     {
         Directory.CreateDirectory(dir);
@@ -106,7 +128,8 @@ public static class Speed
         File.WriteAllBytes(Path.Combine(dir, "e.big.bin"), MessagePackSerializer.Serialize(v.big));
     }
 
-    public static List<Result> Run(int rounds, double sampleMs)
+    // Every row: workload, library, mode, op, message length, the call.
+    static List<(string W, string Lib, string Mode, string Op, Func<int> Bytes, Action A)> Cases()
     {
         var (aobj0, recs0, ints0, strings0, big0) = Values();
         var aobj = aobj0;
@@ -135,8 +158,14 @@ public static class Speed
         Msgpack("a.obj", "typed [Key]", aobj, std); Msgpack("a.obj", "contractless", aobjC, Contractless); Mempack("a.obj", aobj);
         Msgpack("b.records", "typed [Key]", recs, std); Msgpack("b.records", "contractless", recsC, Contractless); Mempack("b.records", recs);
         Msgpack("c.ints", "typed int[]", ints, std); Msgpack("c.ints", "contractless (object)", (object)ints, Contractless); Mempack("c.ints", ints);
-        Msgpack("d.strings", "typed string[]", strings, std); Mempack("d.strings", strings);
+        Msgpack("d.strings", "typed string[]", strings, std); Msgpack("d.strings", "contractless (object)", (object)strings, Contractless); Mempack("d.strings", strings);
         Msgpack("e.big", "typed [Key]", big, std); Msgpack("e.big", "contractless", bigC, Contractless); Mempack("e.big", big);
+        return cases;
+    }
+
+    public static List<Result> Run(int rounds, double sampleMs)
+    {
+        var cases = Cases();
 
         foreach (var c in cases) for (int i = 0; i < 3; i++) Sample(c.A, sampleMs / 2);   // warm-up (tiering)
         var samples = cases.Select(_ => new List<double>()).ToArray();
@@ -149,6 +178,40 @@ public static class Speed
             results.Add(new(cases[k].W, cases[k].Lib, cases[k].Mode, cases[k].Op, cases[k].Bytes(), s[s.Count / 2], s[0]));
         }
         return results;
+    }
+
+    /// <summary>`Peer serve DIR`: bench/dotnet-side.mjs's C# process. Writes the
+    /// messages (as speed-bytes), warms every row up, prints one "row" line per
+    /// row and "ready"; then each "round MS N" on stdin samples every row N
+    /// times (~MS ms each, interleaved) and prints each row's median ns/op on
+    /// one line, until "quit" or EOF.
+    /// One process for the whole run: the JIT's tiers are reached once, and the
+    /// rounds interleave with the other peers' because the driver alternates.
+    /// Times are the process's CPU time (on Linux), as the other peers'.</summary>
+    public static int Serve(string dir)
+    {
+        WriteBytes(dir);
+        if (OperatingSystem.IsLinux()) nowMs = CpuMs;
+        var cases = Cases();
+        foreach (var c in cases) for (int i = 0; i < 3; i++) Sample(c.A, 10);   // warm-up (tiering)
+        foreach (var c in cases) Console.WriteLine($"row\t{c.W}\t{c.Lib}\t{c.Mode}\t{c.Op}\t{c.Bytes()}");
+        Console.WriteLine("ready");
+        Console.Out.Flush();
+        string? line;
+        while ((line = Console.ReadLine()) != null && line != "quit")
+        {
+            var parts = line.Split(' ');
+            if (parts[0] != "round" || parts.Length != 3) { Console.Error.WriteLine($"serve: unknown command {line}"); return 2; }
+            double ms = double.Parse(parts[1], System.Globalization.CultureInfo.InvariantCulture);
+            int n = int.Parse(parts[2], System.Globalization.CultureInfo.InvariantCulture);
+            var samples = cases.Select(_ => new List<double>()).ToArray();
+            for (int s = 0; s < n; s++)
+                for (int k = 0; k < cases.Count; k++) samples[k].Add(Sample(cases[k].A, ms));
+            var ns = samples.Select(x => x.OrderBy(v => v).ElementAt(x.Count / 2).ToString("F1", System.Globalization.CultureInfo.InvariantCulture));
+            Console.WriteLine(string.Join(' ', ns));
+            Console.Out.Flush();
+        }
+        return 0;
     }
 
     public static void Print(List<Result> results)

@@ -1,0 +1,167 @@
+// abi.js -- the boundary's layouts: how the records JS shares with a
+// WebAssembly module lie in its linear memory. Owns: reading the layout
+// table each module exports (wasm/sp_abi.h: names, offsets and sizes
+// computed by the compiler of that very build, since wasm32 lays structs
+// out otherwise than a native build), checking that every field JS reads is
+// there at the width it reads, the readers and word offsets built from it
+// (the package's task record and stats; the page's trace events, fan-out
+// samples and measurements), and C strings. Must not touch: what a record
+// means to its user (tasks.js, scratchpack.js, web/trace.js decide that) or
+// the calls themselves. The modules' export lists are wasm/package/exports.txt
+// and wasm/flows/exports.txt (tests/js/abi.test.js holds every call in js/ and
+// web/ to them).
+
+import { ScratchpackError, codes } from './errors.js';
+
+const utf8 = new TextDecoder();
+
+/**
+ * The NUL-terminated string at p in u8, decoded as UTF-8 ('' for NULL). A
+ * copy is decoded: TextDecoder refuses a view of shared memory.
+ */
+export function cString(u8, p) {
+  p >>>= 0;
+  if (p === 0) return '';
+  let end = p;
+  while (end < u8.length && u8[end] !== 0) end++;
+  return utf8.decode(u8.slice(p, end));
+}
+
+// snake_case (C) to camelCase (JS), per segment of a path.
+const camel = (s) => s.replace(/_([a-z0-9])/g, (_, c) => c.toUpperCase());
+
+/**
+ * The layout table at p (three uint32 per entry: name, offset, size; a NULL
+ * name ends it), as { records: { name: { size, fields: { path: { offset,
+ * size } } } }, consts: { name: value } }. Paths and names are camelCased.
+ */
+export function readLayout(u8, p) {
+  const u32 = new Uint32Array(u8.buffer, u8.byteOffset, u8.length >>> 2);
+  const records = {}, consts = {};
+  for (let i = (p >>> 0) >>> 2; u32[i] !== 0; i += 3) {
+    const name = cString(u8, u32[i]), offset = u32[i + 1], size = u32[i + 2];
+    const dot = name.indexOf('.');
+    if (dot < 0) records[name] = { size, fields: {} };
+    else if (name.slice(0, dot) === 'const') consts[camel(name.slice(dot + 1))] = offset;
+    else records[name.slice(0, dot)].fields[name.slice(dot + 1).split('.').map(camel).join('.')] = { offset, size };
+  }
+  return { records, consts };
+}
+
+// The record's fields JS reads, checked: present, `width` bytes wide (an
+// array field: a multiple of it) and aligned to it. Returns the record.
+function need(layout, record, names, width, where) {
+  const r = layout.records[record];
+  const bad = (what) => new ScratchpackError(codes.INTERNAL, `${where}: ${what} (js/abi.js)`);
+  if (r === undefined) throw bad(`the module states no layout of '${record}'`);
+  for (const n of names) {
+    const f = r.fields[n];
+    if (f === undefined) throw bad(`'${record}' has no field '${n}'`);
+    if (f.size === 0 || f.size % width !== 0 || f.offset % width !== 0)
+      throw bad(`'${record}.${n}' is ${f.size} bytes at ${f.offset}, not ${width}-byte words`);
+  }
+  return r;
+}
+
+// ---- the package's module (wasm/package/) ----------------------------------
+
+const SPAN_FIELDS = ['cur', 'end', 'base', 'mode'];
+const TASK_FIELDS = ['state', 'cancel', 'kind', 'n', 'src', 'result', 'resultLen', 'code', 'cause',
+  'scratchSize', 'compression'];
+
+const packageAbis = new WeakMap();
+
+/**
+ * The package module's layouts, read once per module: `span` (byte
+ * offsets of the span record at the start of a job, its size, and the mode
+ * that means "in the scratch": the shape of js/sinks.js's SPAN), `task`
+ * (word indices of sp_wasm_task's fields, its size in bytes, and the state
+ * that means done) and `stats` (the record's size and a reader).
+ */
+export function packageAbi(m, u8) {
+  let abi = packageAbis.get(m);
+  if (abi === undefined) {
+    const layout = readLayout(u8, m._sp_wasm_abi());
+    const where = 'the package module';
+    const span = need(layout, 'span', SPAN_FIELDS, 4, where);
+    const task = need(layout, 'task', TASK_FIELDS, 4, where);
+    const stats = layout.records.stats;
+    need(layout, 'stats', Object.keys(stats?.fields ?? {}), 8, where);
+    abi = Object.freeze({
+      span: Object.freeze({ size: span.size, ...Object.fromEntries(SPAN_FIELDS.map((n) => [n, span.fields[n].offset])),
+        scratch: layout.consts.modeScratch }),
+      task: Object.freeze({ ...Object.fromEntries(TASK_FIELDS.map((n) => [n, task.fields[n].offset >>> 2])),
+        bytes: task.size, done: layout.consts.taskDone }),
+      stats: Object.freeze({ bytes: stats.size, read: doubles(stats) }),
+      layout,
+    });
+    packageAbis.set(m, abi);
+  }
+  return abi;
+}
+
+// A reader of a record of doubles: (buffer, at) -> the object whose keys
+// are its field paths ("pool.slotHits" -> { pool: { slotHits } }), in C's
+// order.
+function doubles(record) {
+  const plan = Object.entries(record.fields).map(([path, f]) => [path.split('.'), f.offset >>> 3]);
+  return (buffer, at) => {
+    const f = new Float64Array(buffer, at, record.size >>> 3);
+    const out = {};
+    for (const [keys, i] of plan) {
+      let o = out;
+      for (let k = 0; k < keys.length - 1; k++) o = o[keys[k]] ??= {};
+      o[keys[keys.length - 1]] = f[i];
+    }
+    return out;
+  };
+}
+
+// ---- the page's flows module (wasm/flows/) ----------------------------------
+
+// What web/trace.js reads of an event, a sample (and returned[], per
+// consumer) and a measurement.
+const EVENT_BYTES = ['kind', 'depth', 'buffer', 'flag'];
+const EVENT_WORDS = ['index', 'thread'];
+const EVENT_LONGS = ['offset', 'size', 'addr'];
+const SAMPLE_WORDS = ['phase', 'wave', 'tUs', 'inFlight', 'rents', 'returns', 'slotHits', 'partitionHits',
+  'lockWaits', 'fresh', 'drops', 'cached', 'returnNs', 'phaseUs'];
+const MEASUREMENT = ['bytesPerCall', 'allocsPerCall', 'length', 'usPerCall'];
+
+/**
+ * The flows module's layouts: `event` (its size; read(view, at) gives its
+ * fields, data(view, at) the offset of a WRITE's bytes in the byte store),
+ * `sample` (its size; read(u32, at, consumers) with `at` a word index),
+ * `measurement` (its size; read(buffer, at)) and `fanoutRunning`.
+ */
+export function flowsAbi(m, u8) {
+  const layout = readLayout(u8, m._sp_flow_abi());
+  const where = 'the flows module';
+  const event = need(layout, 'event', EVENT_BYTES, 1, where);
+  need(layout, 'event', [...EVENT_WORDS, 'data'], 4, where);
+  need(layout, 'event', EVENT_LONGS, 8, where);
+  const sample = need(layout, 'sample', [...SAMPLE_WORDS, 'returned'], 4, where);
+  const measurement = need(layout, 'measurement', MEASUREMENT, 8, where);
+  const at = (r, names, shift) => names.map((n) => [n, r.fields[n].offset >>> shift]);
+  const bytes = at(event, EVENT_BYTES, 0), words = at(event, EVENT_WORDS, 0), longs = at(event, EVENT_LONGS, 0);
+  const data = event.fields.data.offset;
+  const sampleWords = at(sample, SAMPLE_WORDS, 2), returned = sample.fields.returned.offset >>> 2;
+  return Object.freeze({
+    event: Object.freeze({ bytes: event.size, read(view, o) {
+      const e = {};
+      for (const [n, off] of bytes) e[n] = view.getUint8(o + off);
+      for (const [n, off] of words) e[n] = view.getUint32(o + off, true);
+      for (const [n, off] of longs) e[n] = Number(view.getBigUint64(o + off, true));
+      return e;
+    }, data: (view, o) => view.getUint32(o + data, true) }),
+    sample: Object.freeze({ bytes: sample.size, read(u32, w, consumers) {
+      const s = {};
+      for (const [n, off] of sampleWords) s[n] = u32[w + off];
+      s.returned = Array.from(u32.subarray(w + returned, w + returned + consumers));
+      return s;
+    } }),
+    measurement: Object.freeze({ bytes: measurement.size, read: doubles(measurement) }),
+    fanoutRunning: layout.consts.fanoutRunning,
+    layout,
+  });
+}

@@ -1,0 +1,67 @@
+// encode() of a message with a str or bin body bigger than its JS scratch
+// (js/sinks.js ScratchSink.moveBody): the message goes on in a JS buffer
+// of the exact size, so the body is copied once, into the result -- not
+// into linear memory and out again. The bytes are those encodeInto writes,
+// the result owns a buffer of exactly its size, and C's pools see nothing.
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+
+import { createScratchpack, decode } from '../../js/index.js';
+
+const builds = [['pthread build', { threads: 0 }], ['single-threaded build', { wasm: 'single' }]];
+const made = [];
+before(async () => { for (const [, o] of builds) made.push(await createScratchpack(o)); });
+after(() => { for (const sp of made) sp.close(); });
+
+const bin = (n) => Uint8Array.from({ length: n }, (_, i) => (i * 131) & 0xff);
+const target = new Uint8Array(4 << 20);
+const viaInto = (sp, v) => target.slice(0, sp.encodeInto(v, target, 0));
+
+// Bodies that end the message, bodies followed by more, ASCII and not, at
+// the edges of the str16 / str32 and bin16 / bin32 headers.
+const VALUES = [
+  ['a bin that ends the message', [1, bin(100000)]],
+  ['an ASCII string that ends it', [1, 'A'.repeat(100000)]],
+  ['a bin, then more values', { data: bin(40000), id: 5, tags: ['x', 'y'], more: 'z'.repeat(30) }],
+  ['an ASCII string, then more', ['q'.repeat(70000), 2.5, { k: 'v' }]],
+  ['a string not all ASCII', ['é'.repeat(30000) + 'tail']],
+  ['ASCII with one wide character at its end', ['w'.repeat(65534) + '\u{1F600}']],
+  ['a string of 65,535 ASCII units (str16\'s last)', 'b'.repeat(65535)],
+  ['a string of 65,536 ASCII units (str32\'s first)', 'c'.repeat(65536)],
+  ['a bin of 65,535 and one of 65,536 bytes', [bin(65535), bin(65536)]],
+  ['two big bodies', ['d'.repeat(50000), bin(50000)]],
+  ['a body just past the scratch', bin(16 * 1024 + 1)],
+];
+
+for (const [name, opts] of builds) {
+  test(`${name}: big bodies give the bytes encodeInto writes, in a result of exactly its size`, () => {
+    const sp = made[builds.findIndex(([n]) => n === name)];
+    for (const [what, v] of VALUES) {
+      const got = sp.encode(v);
+      assert.deepEqual(got, viaInto(sp, v), what);
+      assert.deepEqual(decode(got), v, what);
+      assert.equal(Object.getPrototypeOf(got), Uint8Array.prototype, what);
+      assert.equal(got.byteOffset, 0, what);
+      assert.equal(got.buffer.byteLength, got.length, `${what}: its buffer holds more than the message`);
+    }
+    void opts;
+  });
+
+  test(`${name}: a big body does not pass through linear memory`, () => {
+    const sp = made[builds.findIndex(([n]) => n === name)];
+    const before = sp.stats();
+    for (const [, v] of VALUES) sp.encode(v);
+    const now = sp.stats();
+    assert.equal(now.pool.rents, before.pool.rents, 'the array pool was rented from');
+    assert.equal(now.sequences.rents, before.sequences.rents, 'a sequence was rented');
+  });
+}
+
+test('after a big body the next small message starts in the JS scratch again', () => {
+  const sp = made[0];
+  sp.encode([bin(200000)]);
+  const before = sp.stats();
+  for (let i = 0; i < 100; i++) assert.deepEqual(decode(sp.encode({ i, s: 'small' })), { i, s: 'small' });
+  assert.equal(sp.stats().pool.rents, before.pool.rents);
+  assert.equal(sp.stats().alloc.allocCalls, before.alloc.allocCalls, 'small messages called into C');
+});
