@@ -7,7 +7,7 @@
 
 import { EncodeFailure, codes, decodeWithin, describeValue, finishEncodeError, indexStep, keyStep,
   mapStep, within } from './errors.js';
-import { GrowSink } from './sinks.js';
+import { GrowSink } from './sink-grow.js';
 import { StreamPart, encodeWith } from './writer.js';
 
 export const runtime = Object.freeze({

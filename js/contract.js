@@ -17,8 +17,9 @@
 import { EncodeFailure, ScratchpackError, codes, describeValue, finishDecodeError } from './errors.js';
 import { decodeDefaults, decodeOptions } from './decoder.js';
 import { decodeTop } from './decompress.js';
-import { GrowSink } from './sinks.js';
-import { W, contractClasses, encodeWith } from './writer.js';
+import { GrowSink } from './sink-grow.js';
+import { contractClasses } from './classify.js';
+import { W, encodeWith } from './writer.js';
 import { D } from './decoder.js';
 import { compileContract } from './contract-compile.js';
 import { interpretContract } from './contract-interp.js';

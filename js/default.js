@@ -13,7 +13,8 @@
 // anywhere in the package: require() of an ES module refuses a graph with one.
 
 import { ScratchpackError, codes } from './errors.js';
-import { Scratchpack, normalize } from './scratchpack.js';
+import { normalize } from './options.js';
+import { Scratchpack } from './scratchpack.js';
 import { loadModule, loadModuleSync } from './wasm.js';
 
 let instance = null;

@@ -20,7 +20,7 @@
 
 import { ScratchpackError, abbreviatePath, codes, finishEncodeError, formatPath, EncodeFailure, indexStep, isStackOverflow,
   keyStep, mapKeyStep, mapStep } from './errors.js';
-import { Ext } from './ext.js';
+import { ARRAY, BUFFER, DATE, EXT, MAP, OBJECT, VIEW, binBytes, classifyObject } from './classify.js';
 import { numericKind } from './typed.js';
 import { utf8Length } from './text.js';
 import { StreamPart, encodeWith } from './writer.js';
@@ -34,7 +34,8 @@ export const PIECE_BYTES = 16 * 1024;
 export const BIG_LEAF = 1 << 20;
 const SLICE = 128 * 1024;
 
-const ARRAY = 0, OBJECT = 1, MAP = 2, BYTES = 3, TEXT = 4;
+// The kinds of frame: containers entered element by element, a str or bin in slices.
+const ARRAY_FRAME = 0, OBJECT_FRAME = 1, MAP_FRAME = 2, BYTES = 3, TEXT = 4;
 
 /**
  * Writes value to out (stream.js) through sink, a HeapSink the caller owns
@@ -142,10 +143,10 @@ class StreamWalk {
     const i = f.i++;
     let v, at = null;
     try {
-      if (f.kind === ARRAY) {
+      if (f.kind === ARRAY_FRAME) {
         at = indexStep(i);
         v = f.v[i];
-      } else if (f.kind === OBJECT) {
+      } else if (f.kind === OBJECT_FRAME) {
         const k = f.keys[i];
         at = keyStep(k);
         this.write(k, at, f.depth);
@@ -177,36 +178,26 @@ class StreamWalk {
   enter(v, at) {
     if (typeof v === 'string') return v.length > BIG_LEAF / 3 && this.enterText(v, at);
     if (typeof v !== 'object' || v === null) return false;
-    if (this.exts !== null && v.constructor !== Object && this.exts.find(v) !== null) return false;
-    let kind;
-    if (v.constructor === Object) kind = OBJECT;
-    else if (Array.isArray(v)) kind = ARRAY;
-    else if (v instanceof Map) kind = MAP;
-    else return this.enterBytes(v, at);
-    if (isSmall(v)) return false;
+    const c = classifyObject(v, this.exts);
+    if (c === VIEW || c === BUFFER) return this.enterBytes(v, at);
+    const kind = c === OBJECT ? OBJECT_FRAME : c === ARRAY ? ARRAY_FRAME : c === MAP ? MAP_FRAME : -1;
+    if (kind < 0 || isSmall(v)) return false;   // (an extension's value too: its encode gives its bytes at once)
     this.checkDepth(at);
     const seen = this.frames.findIndex((f) => f.v === v);
     if (seen >= 0) {
       const where = formatPath(this.frames.slice(1, seen + 1).map((f) => f.at)) || 'the root';
       throw this.failure(codes.CYCLE, `cyclic structure: this value is its own ancestor (the one at ${where})`, at);
     }
-    const keys = kind === OBJECT ? Object.keys(v) : null;
-    const n = kind === ARRAY ? v.length : kind === MAP ? v.size : keys.length;
-    return this.push({ kind, v, keys, entries: kind === MAP ? v.entries() : null, i: 0, n, at },
-      new StreamPart(kind === ARRAY ? 'array' : 'map', n));
+    const keys = kind === OBJECT_FRAME ? Object.keys(v) : null;
+    const n = kind === ARRAY_FRAME ? v.length : kind === MAP_FRAME ? v.size : keys.length;
+    return this.push({ kind, v, keys, entries: kind === MAP_FRAME ? v.entries() : null, i: 0, n, at },
+      new StreamPart(kind === ARRAY_FRAME ? 'array' : 'map', n));
   }
 
-  // A bin (bytes that are not a numeric typed array) of more than BIG_LEAF bytes.
+  // A bin (a VIEW that is not a numeric typed array, or a BUFFER) of more than BIG_LEAF bytes.
   enterBytes(v, at) {
-    let bytes;
-    if (ArrayBuffer.isView(v)) {
-      if (numericKind(v) >= 0) return false;
-      bytes = v instanceof Uint8Array ? v : new Uint8Array(v.buffer, v.byteOffset, v.byteLength);
-    } else if (v instanceof ArrayBuffer || isShared(v)) {
-      bytes = new Uint8Array(v);
-    } else {
-      return false;
-    }
+    if (ArrayBuffer.isView(v) && numericKind(v) >= 0) return false;
+    const bytes = binBytes(v);
     if (bytes.length <= BIG_LEAF || bytes.length > 0xffffffff) return false;   // (too long: write() says so)
     this.checkDepth(at);
     return this.push({ kind: BYTES, v: bytes, i: 0, n: bytes.length, at }, new StreamPart('bin', bytes.length));
@@ -298,8 +289,8 @@ class StreamWalk {
   lastStep() {
     const f = this.frames[this.frames.length - 1];
     if (f === undefined || f.i === 0 || f.kind >= BYTES) return null;
-    if (f.kind === ARRAY) return indexStep(f.i - 1);
-    return f.kind === OBJECT ? keyStep(f.keys[f.i - 1]) : null;   // (a Map's last key is not kept)
+    if (f.kind === ARRAY_FRAME) return indexStep(f.i - 1);
+    return f.kind === OBJECT_FRAME ? keyStep(f.keys[f.i - 1]) : null;   // (a Map's last key is not kept)
   }
 
   // The steps from the root to the element at 'at' (null: the frame itself).
@@ -371,30 +362,32 @@ function fits(todo) {
     if (++parts > PIECE_PARTS) return false;
     if (typeof v === 'string') {
       if ((bytes += v.length) > PIECE_BYTES) return false;
-    } else if (typeof v !== 'object' || v === null) {
       continue;
-    } else if (v.constructor === Object) {
+    }
+    if (typeof v !== 'object' || v === null) continue;
+    const c = classifyObject(v, null);
+    if (c === OBJECT) {
       for (const k in v) {
         bytes += k.length;
         todo.push(v[k]);
         if ((parts += 1) + todo.length > PIECE_PARTS) return false;
       }
-    } else if (Array.isArray(v)) {
+    } else if (c === ARRAY) {
       if (parts + todo.length + v.length > PIECE_PARTS) return false;
       for (let i = 0; i < v.length; i++) todo.push(v[i]);
-    } else if ((bytes += sizeOfOther(v, todo)) > PIECE_BYTES || parts + todo.length > PIECE_PARTS) {
+    } else if ((bytes += sizeOfOther(v, c, todo)) > PIECE_BYTES || parts + todo.length > PIECE_PARTS) {
       return false;
     }
   }
   return true;
 }
 
-// The bytes of a leaf object; a Map's entries and an instance's values go on todo.
-function sizeOfOther(v, todo) {
-  if (ArrayBuffer.isView(v) || v instanceof ArrayBuffer || isShared(v)) return v.byteLength;
-  if (v instanceof Ext) return v.data.length;
-  if (v instanceof Date) return 0;
-  if (v instanceof Map) {
+// The bytes of a leaf object of kind c; a Map's entries and an instance's values go on todo.
+function sizeOfOther(v, c, todo) {
+  if (c === VIEW || c === BUFFER) return v.byteLength;
+  if (c === EXT) return v.data.length;
+  if (c === DATE) return 0;
+  if (c === MAP) {
     if (v.size > PIECE_PARTS) return Infinity;
     for (const [k, x] of v) todo.push(k, x);
     return 0;
@@ -404,5 +397,3 @@ function sizeOfOther(v, todo) {
   for (let i = 0; i < keys.length; i++) todo.push(v[keys[i]]);
   return 0;
 }
-
-const isShared = (v) => typeof SharedArrayBuffer === 'function' && v instanceof SharedArrayBuffer;

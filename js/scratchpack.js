@@ -1,13 +1,13 @@
 // scratchpack.js -- one loaded module and the entries over it.
-// Owns: options (checked before anything reaches C), the free lists of C
+// Owns: the instance over its checked options (options.js), the free lists of C
 // jobs and sinks (one per nesting level or live lease), the five entries
 // (encode, encodeView, encodeInto, encodeToStream, encodeAsync), leases'
 // ends (release, dispose, the garbage collector), the memory cap, decode,
 // decodeStream and decodeMultiple with the instance's limits, the
 // compression every entry writes (C compresses) and C's LZ4 decompressor
 // lent to its decodes, stats, trim, close. Must not touch: formats
-// (writer.js, decoder.js, decompress.js) or C internals (sinks.js and
-// tasks.js speak to wasm/package/; abi.js reads its records).
+// (writer.js, decoder.js, decompress.js) or C internals (sinks.js, the
+// sink-*.js files and tasks.js speak to wasm/package/; abi.js reads its records).
 
 import { packageAbi } from './abi.js';
 import { decodeDefaults, decodeOptions } from './decoder.js';
@@ -15,142 +15,22 @@ import { bufferValues, streamOptions, streamValues } from './decode-stream.js';
 import { decodeTop } from './decompress.js';
 import { streamCompressed, streamEncode } from './encode-stream.js';
 import { ScratchpackError, codeFromC, codes, finishEncodeError } from './errors.js';
-import { extensionTable } from './ext.js';
 import { Lease } from './lease.js';
 import { LZ4_BAD_OFFSET, LZ4_TOO_LONG, LZ4_TRUNCATED } from './lz4.js';
-import { Heap, HeapSink, ScratchSink, TargetSink, U32_MAX, checkSpanLayout } from './sinks.js';
+import { COMPRESSIONS, asyncSignal, bad, contractOf, normalize } from './options.js';
+import { Heap, HeapSink, ScratchSink, TargetSink, checkSpanLayout } from './sinks.js';
 import { openWritable } from './stream.js';
 import { Tasks } from './tasks.js';
 import { KIND, kindOfCtor, numericKind } from './typed.js';
 import { canUseThreads, endWorkers, loadModule, unrefWorkers } from './wasm.js';
 import { encodeWith, resync } from './writer.js';
 
+export { normalize } from './options.js';   // (where the option tests have always found it)
+
 const MiB = 1 << 20;
-
-/**
- * The instance's options and their ranges: every one is checked here,
- * before the module loads, so no size reaches C that a wasm32 parameter
- * cannot hold (a JS number past 2^32 would wrap in the i32 conversion).
- */
-const OPTIONS = ['threads', 'scratchSize', 'pool', 'limits', 'wasm', 'wasmBinary', 'maxMemory', 'cacheLimit',
-  'extensions', 'compression', 'bigMessage'];
-const POOL_OPTIONS = ['kind', 'maxLength', 'perBucket', 'partitions', 'perPartition', 'sequences'];
-const LIMIT_OPTIONS = Object.keys(decodeDefaults).filter((k) => k.startsWith('max'));
-const poolKinds = ['default', 'bucket', 'shared', 'lockfree'];
-/** The compression option's values, by sp_compression number (src/include/sp_compress.h). */
-export const COMPRESSIONS = Object.freeze(['none', 'lz4block', 'lz4blockarray']);
-
-/** The pool's limits (src/include/sp_pool.h and sp_sequence.h allow more; these keep its tables small). */
-export const POOL_LIMITS = Object.freeze({
-  maxLength: 1 << 30,        // the largest bucket, 1 GiB
-  perBucket: 65536,          // slot pointers per bucket, allocated up front
-  partitions: 1024,
-  perPartition: 65536,
-  arraysPerBucket: 1 << 20,  // partitions x perPartition (pointers per bucket)
-  sequences: 65536,          // SP_SEQ_POOL_MAX
-});
-
-/** What the instance keeps cached between calls by default: the pool's arrays, in bytes. */
-export const DEFAULT_CACHE_LIMIT = 4 * MiB;
-/**
- * A message that passes this many bytes leaves linear memory for JS memory
- * (sinks.js, OutSink): linear memory never shrinks, JS memory goes back
- * once the message is dropped. Below it nothing changes.
- */
-export const DEFAULT_BIG_MESSAGE = 8 * MiB;
-// The wasm32 limit (the builds' MAXIMUM_MEMORY less one page); the module reports the same.
-const MEMORY_MAX = 2 ** 32 - 65536;
 // encode()'s JS scratch (ScratchSink), at most: a message that fits calls
 // no C; a bigger one is moved once into C's scratch and goes on there.
 const JS_SCRATCH = 16 * 1024;
-
-const bad = (what) => new ScratchpackError(codes.INVALID_ARGUMENT, what);
-
-// 'trheads' -> ' (did you mean threads?)' for a name one or two edits away.
-function suggest(name, known) {
-  const close = known.find((k) => editDistance(name, k) <= 2);
-  return close ? ` (did you mean ${close}?)` : '';
-}
-
-function editDistance(a, b) {
-  let row = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const next = [i];
-    for (let j = 1; j <= b.length; j++)
-      next[j] = Math.min(row[j] + 1, next[j - 1] + 1, row[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
-    row = next;
-  }
-  return row[b.length];
-}
-
-/** Throws INVALID_ARGUMENT naming any key of o that is not in known. */
-function onlyKnown(o, known, where) {
-  for (const k of Object.keys(o))
-    if (!known.includes(k)) throw bad(`unknown ${where} '${k}'${suggest(k, known)}; known: ${known.join(', ')}`);
-}
-
-function integerIn(v, lo, hi, name) {
-  if (!Number.isInteger(v) || v < lo || v > hi)
-    throw bad(`${name} must be an integer in ${lo}..${hi}, not ${v}`);
-  return v;
-}
-
-/**
- * The C arguments of sp_wasm_configure for a pool option: [kind, a, b,
- * sequences], every one range-checked (INVALID_ARGUMENT names the limit).
- */
-export function poolArgs(pool) {
-  const p = typeof pool === 'string' ? { kind: pool } : pool;
-  if (p === null || typeof p !== 'object')
-    throw bad(`pool must be one of ${poolKinds.join(', ')}, or { ${POOL_OPTIONS.join(', ')} }`);
-  onlyKnown(p, POOL_OPTIONS, 'pool option');
-  const kind = p.kind ?? 'bucket';
-  if (!poolKinds.includes(kind))
-    throw bad(`pool must be one of ${poolKinds.join(', ')}, or { ${POOL_OPTIONS.join(', ')} }`);
-  const L = POOL_LIMITS;
-  const sequences = integerIn(p.sequences ?? 0, 0, L.sequences, 'pool.sequences');
-  if (kind === 'shared') {
-    const parts = integerIn(p.partitions ?? 0, 0, L.partitions, 'pool.partitions');
-    const per = integerIn(p.perPartition ?? 0, 0, L.perPartition, 'pool.perPartition');
-    if ((parts || 1) * (per || 32) > L.arraysPerBucket)
-      throw bad(`pool.partitions x pool.perPartition must be at most ${L.arraysPerBucket}, not ${parts * per}`);
-    return [1, parts, per, sequences];
-  }
-  const maxLength = integerIn(p.maxLength ?? 80 * 1024, 1, L.maxLength, 'pool.maxLength');
-  const perBucket = integerIn(p.perBucket ?? 100, 1, L.perBucket, 'pool.perBucket');
-  return [kind === 'lockfree' ? 2 : 0, maxLength, perBucket, sequences];
-}
-
-/** Checks the options (unknown names, kinds, ranges) and fills in the defaults. */
-export function normalize(o) {
-  if (o === null || typeof o !== 'object') throw bad('options must be an object');
-  onlyKnown(o, OPTIONS, 'option');
-  const r = {
-    threads: o.threads ?? 0,
-    scratchSize: o.scratchSize ?? 65536,
-    pool: poolArgs(o.pool ?? 'default'),
-    limits: o.limits ?? {},
-    wasm: o.wasm ?? 'auto',
-    wasmBinary: o.wasmBinary,
-    maxMemory: o.maxMemory ?? MEMORY_MAX,
-    cacheLimit: o.cacheLimit ?? DEFAULT_CACHE_LIMIT,
-    extensions: extensionTable(o.extensions),       // ext.js: a table, or null
-    compression: COMPRESSIONS.indexOf(o.compression ?? 'none'),
-    bigMessage: o.bigMessage ?? DEFAULT_BIG_MESSAGE,
-  };
-  if (r.compression < 0)
-    throw bad(`compression must be one of ${COMPRESSIONS.map((c) => `'${c}'`).join(', ')}, not ${
-      typeof o.compression === 'string' ? `'${o.compression}'` : String(o.compression)}`);
-  integerIn(r.threads, 0, 64, 'threads');
-  integerIn(r.scratchSize, 8, 1 << 30, 'scratchSize');
-  integerIn(r.maxMemory, 16 * MiB, MEMORY_MAX, 'maxMemory');
-  if (r.cacheLimit !== Infinity) integerIn(r.cacheLimit, 0, U32_MAX, 'cacheLimit');
-  if (r.bigMessage !== Infinity) integerIn(r.bigMessage, 0, U32_MAX, 'bigMessage');
-  if (typeof r.limits !== 'object' || r.limits === null) throw bad('limits must be an object');
-  onlyKnown(r.limits, LIMIT_OPTIONS, 'limit');
-  if (!['auto', 'threads', 'single'].includes(r.wasm)) throw bad("wasm must be 'auto', 'threads' or 'single'");
-  return r;
-}
 
 /**
  * Loads the WebAssembly module and returns a Scratchpack over it.
@@ -244,17 +124,37 @@ export class Scratchpack {
    */
   encode(value, options) {
     this._open();
+    return this._encode(value, contractOf(options), false);
+  }
+
+  /**
+   * Encodes value and returns a lease on it: lease.bytes is the message,
+   * which nothing writes over until the lease ends (lease.js). Pthread
+   * build: a block of shared linear memory of exactly the message's size
+   * (a worker reads it without a copy); single-threaded build, or past
+   * bigMessage: an array of its own, as encode() returns.
+   */
+  encodeView(value, options) {
+    this._open();
     const via = contractOf(options);
-    // Compressing, or with no scratch: straight into C.
-    if (this._compression !== 0 || this._scratchSize === 0) return this._encodeInC(value, via);
+    if (!this.threaded) return this._ownLease(this._encode(value, via, false));
+    return this._encode(value, via, true);
+  }
+
+  // encode (lease false) and encodeView (true): through the JS scratch, or,
+  // compressing or with no scratch, straight into C.
+  _encode(value, via, lease) {
+    if (this._compression !== 0 || this._scratchSize === 0) return this._encodeInC(value, via, lease);
     if (this._fresh !== null) this._watchFresh();
     const s = this._scratches.pop() || this._newScratch();
     this._depth++;
     try {
-      this._beginScratch(s, this._big !== Infinity);   // bigMessage: Infinity keeps all in linear memory
+      // encode() only (bigMessage: Infinity keeps all in linear memory); a lease is linear memory.
+      this._beginScratch(s, !lease && this._big !== Infinity);
       encodeWith(s, value, this._maxDepth, this._ext, via);
       this._bigLast = s.bodyMoved ? 0 : s.inJs() ? 2 : s.hs !== null ? 1 : 0;
-      return s.copyOut();
+      if (!lease) return s.copyOut();
+      return s.inJs() ? this._ownLease(s.copyOut()) : this._heapLease(s.copyToHeap(), s.messageLength);
     } catch (e) {
       throw this._fail(e);
     } finally {
@@ -276,64 +176,14 @@ export class Scratchpack {
     else if (this._bigLast === 2) s.toJs(0);
   }
 
-  // encode() straight through a C entry (see encode).
-  _encodeInC(value, via) {
+  // _encode straight through a C entry: a new array, or a leased block.
+  _encodeInC(value, via, lease) {
     const s = this._takeSink();
     this._depth++;
     try {
       s.beginArray(this._scratchSize, this._compression);
       encodeWith(s, value, this._maxDepth, this._ext, via);
-      return s.copyOut();
-    } catch (e) {
-      throw this._fail(e);
-    } finally {
-      this._depth--;
-      s.release();
-      this._sinks.push(s);
-    }
-  }
-
-  /**
-   * Encodes value and returns a lease on it: lease.bytes is the message,
-   * which nothing writes over until the lease ends (lease.js). Pthread
-   * build: a block of shared linear memory of exactly the message's size
-   * (a worker reads it without a copy); single-threaded build, or past
-   * bigMessage: an array of its own, as encode() returns.
-   */
-  encodeView(value, options) {
-    this._open();
-    const via = contractOf(options);
-    if (!this.threaded) return this._ownLease(this.encode(value, options));
-    if (this._compression !== 0 || this._scratchSize === 0) return this._viewInC(value, via);
-    if (this._fresh !== null) this._watchFresh();
-    const s = this._scratches.pop() || this._newScratch();
-    this._depth++;
-    try {
-      this._beginScratch(s);
-      encodeWith(s, value, this._maxDepth, this._ext, via);
-      if (s.inJs()) {
-        this._bigLast = 2;
-        return this._ownLease(s.copyOut());
-      }
-      this._bigLast = s.hs !== null ? 1 : 0;
-      return this._heapLease(s.copyToHeap(), s.messageLength);
-    } catch (e) {
-      throw this._fail(e);
-    } finally {
-      this._depth--;
-      s.done(this._sinks);
-      this._scratches.push(s);
-    }
-  }
-
-  // encodeView straight through a C entry (compressing, or no scratch).
-  _viewInC(value, via) {
-    const s = this._takeSink();
-    this._depth++;
-    try {
-      s.beginArray(this._scratchSize, this._compression);
-      encodeWith(s, value, this._maxDepth, this._ext, via);
-      return this._heapLease(s.copyToHeap(), s.messageLength);
+      return lease ? this._heapLease(s.copyToHeap(), s.messageLength) : s.copyOut();
     } catch (e) {
       throw this._fail(e);
     } finally {
@@ -663,17 +513,6 @@ export class Scratchpack {
   }
 }
 
-// The encoder of an entry's { contract } option (contract.js), or null.
-function contractOf(options) {
-  if (options === undefined || options === null) return null;
-  if (typeof options !== 'object') throw bad('options must be an object { contract }');
-  onlyKnown(options, ['contract'], 'encode option');
-  const c = options.contract;
-  if (c === undefined || c === null) return null;
-  if (typeof c !== 'object' || typeof c._encTop !== 'function') throw bad('contract must be a contract made by contract()');
-  return c._encTop;
-}
-
 // Blocks of fewer plain bytes are decompressed by lz4.js (staging them costs more than C saves).
 const INFLATE_MIN = 4096;
 
@@ -686,20 +525,4 @@ export function configurePool(m, [kind, a, b, sequences], cacheLimit) {
   const rc = m._sp_wasm_configure(kind, a, b, sequences, keep);
   if (rc === 1) throw new ScratchpackError(codes.NOMEM, 'no WASM memory for the pool');
   if (rc !== 0) throw new ScratchpackError(codes.INTERNAL, `C refused a pool of checked sizes (${kind}, ${a}, ${b})`);
-}
-
-// encodeAsync's options: { signal } with an AbortSignal (or one alike:
-// aborted and addEventListener), or nothing; INVALID_ARGUMENT otherwise.
-function asyncSignal(options) {
-  if (options === undefined || options === null) return undefined;
-  if (typeof options !== 'object') throw new ScratchpackError(codes.INVALID_ARGUMENT, 'encodeAsync options must be an object { signal }');
-  for (const k of Object.keys(options))
-    if (k !== 'signal' && k !== 'contract')
-      throw new ScratchpackError(codes.INVALID_ARGUMENT, `unknown encodeAsync option '${k}'; known: signal, contract`);
-  const { signal } = options;
-  if (signal === undefined || signal === null) return undefined;
-  if (typeof signal !== 'object' || typeof signal.aborted !== 'boolean' || typeof signal.addEventListener !== 'function' ||
-      typeof signal.removeEventListener !== 'function')
-    throw new ScratchpackError(codes.INVALID_ARGUMENT, 'encodeAsync signal must be an AbortSignal');
-  return signal;
 }

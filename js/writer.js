@@ -1,17 +1,17 @@
 // writer.js -- walks JS values and writes MessagePack into a span.
 // Owns: every format as JS writes it, the walk, element paths on failure.
-// Must not touch: where spans come from -- a sink supplies them (sinks.js:
-// the WASM heap through the C writer's slow path, or the caller's array).
+// Must not touch: where spans come from -- a sink supplies them (sink.js
+// states the interface; sink-*.js: the WASM heap through the C writer's slow
+// path, the caller's array, JS memory).
 //
-// A sink is { u8, dv, pos, end, more(n), array(kind, view), sync() }:
-// u8/dv view the span's memory, bytes go at u8[pos..end). more(n) leaves at
-// least n bytes between pos and end (or throws); array() writes a typed
-// array as a MessagePack array (through C) and returns null, or returns the
-// bytes to copy; sync() re-makes u8/dv if linear memory grew meanwhile.
-// The walk keeps the span in module variables for speed and saves them
-// around each call, so an encode nested in a getter has its own.
+// The walk keeps the span (u8, dv, pos, end) in module variables for speed
+// and saves them around each call, so an encode nested in a getter has its
+// own.
 
-import { Ext, extEncode } from './ext.js';
+import {
+  ARRAY, BUFFER, CONTRACT, DATE, EXT, EXTENSION, MAP, OBJECT, VIEW, binBytes, claimedBy, classifyObject, contractClasses,
+} from './classify.js';
+import { extEncode } from './ext.js';
 import {
   EncodeFailure, codes, finishEncodeError, indexStep, keyStep, mapKeyStep, mapStep,
   valuesAlong, within,
@@ -417,11 +417,31 @@ function writeDate(d) {
 
 // ---- containers ------------------------------------------------------------
 
+/**
+ * Bytes of an array or map header for n elements: fix 1, 16-bit 3, 32-bit 5.
+ * The one copy of this rule in JS (sink-numeric.js sizes arrays by it).
+ */
+export const containerHeaderSize = (n) => (n < 16 ? 1 : n < 0x10000 ? 3 : 5);
+
+/**
+ * Writes the header of an array (fix 0x90, c16 0xdc) or a map (0x80, 0xde)
+ * of n elements at u8[at], which has room for 5 bytes; returns its size.
+ * The one place JS writes these headers (sink-numeric.js writes a big
+ * typed array's through it).
+ */
+export function putContainerHeader(u8, at, n, fix, c16) {
+  if (n < 16) { u8[at] = fix | n; return 1; }
+  if (n < 0x10000) { u8[at] = c16; u8[at + 1] = n >>> 8; u8[at + 2] = n & 0xff; return 3; }
+  if (n > 0xffffffff)
+    throw new EncodeFailure(codes.LENGTH_LIMIT, `${fix === 0x90 ? 'array' : 'map'} longer than 2^32-1 elements`);
+  u8[at] = c16 + 1; u8[at + 1] = n >>> 24; u8[at + 2] = (n >>> 16) & 0xff;
+  u8[at + 3] = (n >>> 8) & 0xff; u8[at + 4] = n & 0xff;
+  return 5;
+}
+
 function writeHeader(n, fix, c16) {
   if (end - pos < 5) more(5);
-  if (n < 16) { u8[pos++] = fix | n; }
-  else if (n < 0x10000) { u8[pos] = c16; u8[pos + 1] = n >>> 8; u8[pos + 2] = n & 0xff; pos += 3; }
-  else { u8[pos] = c16 + 1; view().setUint32(pos + 1, n); pos += 5; }
+  pos += putContainerHeader(u8, pos, n, fix, c16);
 }
 
 function writeArray(a, depth) {
@@ -496,7 +516,7 @@ function writeMap(m, depth) {
 function writeTyped(view) {
   const kind = numericKind(view);
   if (kind < 0) {
-    writeBin(view instanceof Uint8Array ? view : new Uint8Array(view.buffer, view.byteOffset, view.byteLength));
+    writeBin(binBytes(view));
     return;
   }
   if (sink.array === undefined) { writeNumbers(view, kind); return; }   // a sink without C (GrowSink)
@@ -518,31 +538,28 @@ const refused = [
 function writeObject(v, depth) {
   if (depth > maxDepth)
     throw new EncodeFailure(codes.DEPTH_LIMIT, `nesting deeper than ${maxDepth} levels`);
-  const ctor = v.constructor;
-  if (ctor === Object) writeObjectMap(v, depth);
-  else if (exts !== null && writeExtension(v)) return;
-  else if (Array.isArray(v)) writeArray(v, depth);
-  else if (ArrayBuffer.isView(v)) writeTyped(v);
-  else if (v instanceof Map) writeMap(v, depth);
-  else if (v instanceof Date) writeDate(v);
-  else if (v instanceof Ext) { writeExtHeader(v.type, v.data.length); writeRaw(v.data); }
-  else if (v instanceof ArrayBuffer ||
-           (typeof SharedArrayBuffer === 'function' && v instanceof SharedArrayBuffer)) writeBin(new Uint8Array(v));
-  else if (ctor !== undefined && contractClasses.has(ctor)) contractClasses.get(ctor)(v, depth);
-  else writeOtherObject(v, depth);
+  switch (classifyObject(v, exts)) {
+    case OBJECT: writeObjectMap(v, depth); return;
+    case EXTENSION: writeExtension(v, claimedBy()); return;
+    case ARRAY: writeArray(v, depth); return;
+    case VIEW: writeTyped(v); return;
+    case MAP: writeMap(v, depth); return;
+    case DATE: writeDate(v); return;
+    case EXT: writeExtHeader(v.type, v.data.length); writeRaw(v.data); return;
+    case BUFFER: writeBin(binBytes(v)); return;
+    case CONTRACT: contractClasses.get(v.constructor)(v, depth); return;
+    default: writeOtherObject(v, depth);
+  }
 }
 
-// A value of a registered class (or a subclass) as its extension's ext;
-// false when no extension claims it. The user's encode may encode in turn:
-// encodeWith saves this walk's state and re-makes its views, as for a getter.
-function writeExtension(v) {
-  const e = exts.find(v);
-  if (e === null) return false;
+// A value of a registered class (or a subclass) as its extension e's ext.
+// The user's encode may encode in turn: encodeWith saves this walk's state
+// and re-makes its views, as for a getter.
+function writeExtension(v, e) {
   const data = extEncode(e, v);
   if (data.length > 0xffffffff) throw new EncodeFailure(codes.LENGTH_LIMIT, 'ext data longer than 2^32-1 bytes');
   writeExtHeader(e.type, data.length);
   writeRaw(data);
-  return true;
 }
 
 /**
@@ -590,15 +607,6 @@ function writeOtherObject(v, depth) {
 // A contract's encoder (contract-compile.js generates one, contract-interp.js
 // builds one from closures) writes through these: the same formats as the
 // walk above, at its span. Each call reserves what it writes.
-
-/**
- * The classes a contract names, to the encoder of their instances
- * ((value, depth) => void, depth already checked): the walk writes an
- * instance through its contract wherever it meets one (in `any` values,
- * plain arrays, maps). The exact class only, as MessagePack-CSharp picks a
- * formatter by the runtime type.
- */
-export const contractClasses = new WeakMap();
 
 // A numeric typed array element by element, as C's bulk writer writes it
 // (integers in their smallest form, floats never narrowed): for sinks

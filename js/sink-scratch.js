@@ -1,0 +1,189 @@
+// sink-scratch.js -- encode()'s sink: a small JS scratch that migrates into C, then to JS memory.
+// Owns: the JS scratch (one per nesting level), when a message leaves it
+// (the first reservation it cannot give, or a typed array: into a heap
+// sink's entry) and when it leaves linear memory (past 'big' bytes: into an
+// OutSink), and the message's way out from wherever it ended. Must not
+// touch: formats (writer.js), C's entries (sink-heap.js) or JS memory's
+// growth (sink-out.js).
+
+import { bytesOf } from './sink.js';
+import { arrayMinBytes } from './sink-numeric.js';
+import { OutSink } from './sink-out.js';
+
+// encode()'s bodies past this many bytes get a JS buffer of their own (the
+// JS scratch's usual size: a smaller scratchSize still migrates the rest).
+const BODY_WHOLE = 16 * 1024;
+
+/**
+ * encode()'s span: a JS array the instance reuses (one per nesting level),
+ * as C's thread scratch is one level down, so a message that fits costs no
+ * call into C at all. The first reservation it cannot give moves the bytes
+ * written so far, once, into a C entry (a heap sink's scratch, migrating in
+ * turn to pooled segments) and the walk goes on there: C's one-way
+ * migration, in JS. Typed arrays migrate at once (C writes them). A message
+ * that passes 'big' bytes moves once more, out of linear memory (which
+ * never shrinks) into JS memory (OutSink), where it grows without copies.
+ */
+export class ScratchSink {
+  constructor(size, takeHeapSink, heap, big) {
+    this.buf = new Uint8Array(size);
+    this.bufDv = null;
+    this.take = takeHeapSink;      // () => a HeapSink, the entry's own
+    this.heap = heap;
+    this.big = big;                // past this many bytes the message goes to JS memory
+    this.hs = null;                // where the walk writes after migration: a HeapSink or an OutSink
+    this.held = null;              // the HeapSink taken, if any (released by done())
+    this.scratchSize = 0;
+    this.fixed = false;
+    this.u8 = null;
+    this.dv = null;
+    this.pos = 0;
+    this.end = 0;
+    this.messageLength = 0;
+    this.bodies = false;           // a body past BODY_WHOLE goes to JS memory, not to C
+    this.bodyMoved = false;        // ... and this message's did
+    this.whole = big;              // the writer asks for a str or bin body past this in one piece
+  }
+
+  /** bodies: encode()'s walk, whose result leaves linear memory anyway (see more). */
+  begin(scratchSize, bodies = false) {
+    this.scratchSize = scratchSize;
+    this.bodies = bodies;
+    this.bodyMoved = false;
+    this.whole = bodies ? BODY_WHOLE : this.big;
+    this.hs = null;
+    this.u8 = this.buf;
+    this.dv = this.bufDv;
+    this.pos = 0;
+    this.end = this.buf.length;
+  }
+
+  view() {
+    if (this.hs !== null) return (this.dv = this.hs.view());
+    if (this.bufDv === null) this.bufDv = new DataView(this.buf.buffer);
+    return (this.dv = this.bufDv);
+  }
+
+  // Into C: a to_array entry, the bytes written so far copied to its span.
+  migrate() {
+    const hs = this.take();
+    this.hs = this.held = hs;      // from here on, done() ends the entry
+    this.whole = this.big;
+    hs.beginArray(this.scratchSize, 0);
+    hs.putBytes(this.buf, this.pos);
+    this.pull();
+  }
+
+  /** Whether the message is in JS memory: past 'big', or a body moved (then copyOut is its own array). */
+  inJs() {
+    return this.hs !== null && this.hs !== this.held;
+  }
+
+  // Bytes written so far, plus n, would pass 'big'.
+  passes(n) {
+    const hs = this.hs;
+    if (hs === null) return this.pos + n > this.big;
+    if (hs !== this.held) return false;             // in JS memory already
+    hs.pos = this.pos;
+    hs.store();
+    return hs.length() + n > this.big;
+  }
+
+  // Out of linear memory: what was written is copied into an OutSink, and
+  // the C entry gives its scratch or segments back at once.
+  toJs(n, size = 2 * this.big + n, plain = false) {
+    const hs = this.hs;
+    const out = new OutSink(this.heap, size, plain);
+    if (hs === null) {
+      out.putBytes(this.buf, this.pos);
+    } else {
+      hs.pos = this.pos;
+      hs.finish();
+      hs.pieces((p, len) => out.putHeap(p, len));
+      hs.release();
+    }
+    this.hs = out;
+    this.whole = this.big;
+    this.pull();
+  }
+
+  // A str or bin body past BODY_WHOLE, for a result that is a JS
+  // array anyway: the message goes on in a plain JS buffer of exactly the
+  // size so far, so a body that ends the message is copied once, into what
+  // becomes the result -- not into linear memory and out again (shared
+  // memory copies slowly in V8); bytes after it grow the buffer by copies.
+  moveBody(n) {
+    this.bodyMoved = true;
+    this.toJs(n, this.pos + n, true);
+  }
+
+  // The current sink's span as ours (after a call on it).
+  pull() {
+    const hs = this.hs;
+    this.u8 = hs.u8; this.dv = hs.dv; this.pos = hs.pos; this.end = hs.end;
+  }
+
+  more(n) {
+    if (this.passes(n)) this.toJs(n);
+    else if (this.hs === null && this.bodies && n > BODY_WHOLE) this.moveBody(n);
+    else if (this.hs === null) this.migrate();
+    this.hs.pos = this.pos;
+    if (this.hs.end - this.hs.pos < n) this.hs.more(n);
+    this.pull();
+  }
+
+  array(kind, view) {
+    if (this.passes(arrayMinBytes(kind, view.length))) this.toJs(0);
+    else if (this.hs === null) this.migrate();
+    this.hs.pos = this.pos;
+    const bytes = this.hs.array(kind, view);
+    this.pull();
+    return bytes;
+  }
+
+  sync() {
+    if (this.hs === null) return;
+    this.hs.sync();
+    this.u8 = this.hs.u8; this.dv = this.hs.dv;
+  }
+
+  /** The message as a new Uint8Array of exactly its size. */
+  copyOut() {
+    const hs = this.hs;
+    if (hs !== null) {
+      hs.pos = this.pos;
+      return hs === this.held ? hs.copyOut() : hs.result();
+    }
+    return bytesOf(this.buf, 0, this.pos);
+  }
+
+  /**
+   * The message copied into a block of linear memory of exactly its size
+   * (heap.alloc): returns its address, and leaves its length in
+   * this.messageLength. Only while it is not in JS memory.
+   */
+  copyToHeap() {
+    const heap = this.heap, hs = this.hs;
+    if (hs === null) {
+      const n = this.pos, p = heap.alloc(n, 'a lease');
+      heap.u8.set(n === this.buf.length ? this.buf : this.buf.subarray(0, n), p);
+      this.messageLength = n;
+      return p;
+    }
+    hs.pos = this.pos;
+    const p = hs.copyToHeap();
+    this.messageLength = hs.messageLength;
+    return p;
+  }
+
+  /** Ends the call: the heap sink, if one was taken, is released and put in pool. */
+  done(pool) {
+    const hs = this.held;
+    this.hs = this.held = null;
+    this.u8 = this.dv = null;
+    if (hs !== null) {
+      hs.release();
+      pool.push(hs);
+    }
+  }
+}

@@ -1,0 +1,134 @@
+// sink-target.js -- encodeInto's sink: the caller's Uint8Array, written only once the whole message is there.
+// Owns: the private stage the writer fills (kept between calls, let go when
+// big), BUFFER_TOO_SMALL and when it is thrown, and the one copy from the
+// stage into the target. Must not touch: formats (writer.js), linear
+// memory (numeric arrays go through sink-numeric.js) or the target before
+// the message is complete.
+
+import { EncodeFailure, codes } from './errors.js';
+import { copyIn } from './sink.js';
+import { arrayMinBytes, writeNumeric } from './sink-numeric.js';
+
+const TARGET_STAGE_FIRST = 4096;
+const TARGET_STAGE_KEEP = 4 << 20;   // a bigger stage is let go after the call (as the heap's staging block)
+// Up to this many bytes a loop copies faster than subarray() and set().
+const COPY_BY_LOOP = 32;
+// finish() copies with set() from a view of the stage exactly n bytes long;
+// such views are kept by n, for the stage they view (messages of a service
+// come in few lengths), so a reused target costs no allocation per call.
+// A loop copy costs 10-20x set() past a few hundred bytes, and neither
+// Buffer's copy() nor a resizable buffer avoids the view. More lengths than
+// this empty the cache (it then refills).
+const STAGE_VIEWS_KEPT = 256;
+
+/**
+ * The caller's array (encodeInto), written only once the whole message is
+ * there: the writer fills a private staging array the sink keeps between
+ * calls, and finish() copies it into the target if it fits. So a failed
+ * encodeInto (BUFFER_TOO_SMALL, or any error part way) leaves the target as
+ * it was, for one copy of the message: the same copy encode() makes, into
+ * an array that is already there. A worst-case reservation past the
+ * target's end is let through (the exact bytes may still fit), so
+ * BUFFER_TOO_SMALL means the message really is too big.
+ */
+export class TargetSink {
+  constructor(heap) {
+    this.heap = heap;              // typed arrays are encoded by C in its staging block
+    this.fixed = false;            // the stage grows: the writer may reserve a string's worst case
+    this.u8 = null;
+    this.dv = null;
+    this.pos = 0;
+    this.end = 0;
+    this.target = null;
+    this.base = 0;                 // where the message goes in the target
+    this.stage = new Uint8Array(TARGET_STAGE_FIRST);
+    this.stageDv = new DataView(this.stage.buffer);
+    this.views = new Map();        // n -> this.stage.subarray(0, n), for finish()
+  }
+
+  begin(target, offset) {
+    this.target = target;
+    this.base = offset;
+    this.u8 = this.stage;
+    this.dv = this.stageDv;
+    this.pos = 0;
+    this.end = this.stage.length;
+  }
+
+  /** Nothing to re-make: the stage is not linear memory. */
+  sync() {}
+
+  /** The DataView over the stage. */
+  view() {
+    return this.stageDv;
+  }
+
+  more(n) {
+    if (this.base + this.pos > this.target.length) throw this.tooSmall(this.base + this.pos);
+    const need = this.pos + n;
+    if (this.stage.length >= need) return;
+    // Doubling, but not past what the target can take (a message the size
+    // of a big target is not staged in twice its size).
+    const room = Math.max(this.target.length - this.base, TARGET_STAGE_FIRST);
+    const next = new Uint8Array(Math.max(need, Math.min(this.stage.length * 2, room)));
+    next.set(this.stage.subarray(0, this.pos));
+    this.stage = next;
+    this.views.clear();
+    this.stageDv = new DataView(next.buffer);
+    this.u8 = next;
+    this.dv = this.stageDv;
+    this.end = next.length;
+  }
+
+  tooSmall(needed) {
+    const f = new EncodeFailure(codes.BUFFER_TOO_SMALL,
+      `the target has ${this.target.length} bytes; the message needs at least ${needed}`);
+    f.offset = this.target.length;
+    return f;
+  }
+
+  array(kind, view) {
+    const need = this.base + this.pos + arrayMinBytes(kind, view.length);
+    if (need > this.target.length) throw this.tooSmall(need);   // before staging anything
+    writeNumeric(this, this.heap, kind, view);
+    this.heap.unstage();
+    return null;
+  }
+
+  /** Copies n staged bytes at heap address p into the stage. */
+  putHeap(p, n) {
+    copyIn(this, null, p, n);
+  }
+
+  /** Copies the message into the target; where it ends there. */
+  finish() {
+    const n = this.pos, total = this.base + n;
+    if (total > this.target.length) throw this.tooSmall(total);
+    const t = this.target, s = this.stage;
+    if (n <= COPY_BY_LOOP) for (let i = 0, j = this.base; i < n; i++, j++) t[j] = s[i];
+    else t.set(n === s.length ? s : this.stageView(n), this.base);
+    return total;
+  }
+
+  /** The stage's first n bytes as a view, from the cache when it has one. */
+  stageView(n) {
+    let v = this.views.get(n);
+    if (v === undefined) {
+      if (this.views.size >= STAGE_VIEWS_KEPT) this.views.clear();
+      v = this.stage.subarray(0, n);
+      this.views.set(n, v);
+    }
+    return v;
+  }
+
+  /** Ends a call (whatever happened); a big stage is let go. */
+  clear() {
+    this.u8 = this.dv = null;
+    this.target = null;
+    if (this.stage.length > TARGET_STAGE_KEEP) {
+      this.stage = new Uint8Array(TARGET_STAGE_FIRST);
+      this.stageDv = new DataView(this.stage.buffer);
+      this.views.clear();
+    }
+  }
+}
