@@ -42,7 +42,7 @@ export class ScratchSink {
     this.messageLength = 0;
     this.bodies = false;           // a body past BODY_WHOLE goes to JS memory, not to C
     this.bodyMoved = false;        // ... and this message's did
-    this.whole = big;              // the writer asks for a str or bin body past this in one piece
+    this.onePiece = big;           // the writer asks for a str or bin body past this in one piece
   }
 
   /** bodies: encode()'s walk, whose result leaves linear memory anyway (see more). */
@@ -50,7 +50,7 @@ export class ScratchSink {
     this.scratchSize = scratchSize;
     this.bodies = bodies;
     this.bodyMoved = false;
-    this.whole = bodies ? BODY_WHOLE : this.big;
+    this.onePiece = bodies ? BODY_WHOLE : this.big;
     this.hs = null;
     this.u8 = this.buf;
     this.dv = this.bufDv;
@@ -68,7 +68,7 @@ export class ScratchSink {
   migrate() {
     const hs = this.take();
     this.hs = this.held = hs;      // from here on, done() ends the entry
-    this.whole = this.big;
+    this.onePiece = this.big;
     hs.beginArray(this.scratchSize, 0);
     hs.putBytes(this.buf, this.pos);
     this.pull();
@@ -103,7 +103,7 @@ export class ScratchSink {
       hs.release();
     }
     this.hs = out;
-    this.whole = this.big;
+    this.onePiece = this.big;
     this.pull();
   }
 

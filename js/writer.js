@@ -277,7 +277,7 @@ function writeLongerString(s, n) {
     pos += size + len;
     return;
   }
-  if (n > sink.whole && end - pos < n + 9) { writeWholeString(s, n); return; }
+  if (n > sink.onePiece && end - pos < n + 9) { writeWholeString(s, n); return; }
   if (end - pos < n + 9 && !sink.fixed && n + 9 <= OPTIMISTIC_MAX) more(n + 9);
   if (end - pos >= n + 9) {
     const max = end - pos - 5;
@@ -293,7 +293,7 @@ function writeLongerString(s, n) {
   writeChunkedString(s, n);
 }
 
-// A sink with a 'whole' bound (encode's) takes a body past it in one piece
+// A sink with a 'onePiece' bound (encode's) takes a body past it in one piece
 // of its exact size: first as ASCII (n bytes; the encoder says whether all
 // of s went), else counted (a slower count than the write) and written again.
 function writeWholeString(s, n) {
@@ -323,9 +323,9 @@ function writeStrHeader(len) {
 
 // The UTF-8 of s (n units, len bytes) in pieces as big as the span allows.
 function writeUtf8Body(s, n, len) {
-  // A sink with a 'whole' bound (encode's) takes a body past it in one
+  // A sink with a 'onePiece' bound (encode's) takes a body past it in one
   // piece, in JS memory: one write (slices write slower).
-  if (len > sink.whole && end - pos < len) more(len);
+  if (len > sink.onePiece && end - pos < len) more(len);
   if (end - pos >= len) {               // room for all of it (len is exact)
     pos += writeUtf8(u8, s, pos, len);
     return;
@@ -358,7 +358,7 @@ function writeRaw(b) {
     pos += n;
     return;
   }
-  if (n > sink.whole) more(n);          // JS memory, in one piece (see writeUtf8Body)
+  if (n > sink.onePiece) more(n);       // JS memory, in one piece (see writeUtf8Body)
   for (let i = 0; i < n;) {
     if (pos >= end) more(Math.min(n - i, RAW_CHUNK));
     const k = Math.min(end - pos, n - i);

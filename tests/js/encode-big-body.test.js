@@ -65,3 +65,20 @@ test('after a big body the next small message starts in the JS scratch again', (
   assert.equal(sp.stats().pool.rents, before.pool.rents);
   assert.equal(sp.stats().alloc.allocCalls, before.alloc.allocCalls, 'small messages called into C');
 });
+
+// The writer's one-piece bound is the JS scratch's alone: a C entry's sink
+// (here: compression, which always writes through C) had a flag of the same
+// name that read as a bound of 1 byte, and every long string was asked of C
+// whole -- one segment of the string's size instead of pooled segments.
+test('through a C entry a long string still goes into pooled segments', async () => {
+  const sp = await createScratchpack({ threads: 0, compression: 'lz4block' });
+  try {
+    const v = 'x'.repeat(3 << 20);
+    assert.equal(sp.decode(sp.encode(v)), v);
+    const before = sp.stats().pool.rents;
+    sp.encode(v);
+    assert.ok(sp.stats().pool.rents - before > 10, `${sp.stats().pool.rents - before} rents for 3 MiB`);
+  } finally {
+    sp.close();
+  }
+});
