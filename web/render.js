@@ -5,7 +5,9 @@
 // reads what it is given: calling it twice with the same arguments gives the
 // same DOM. Every cell state has a colour, a glyph and a spoken name. The
 // numbers, hex and sentences come written in the model (display.js, in the
-// worker): nothing here formats them.
+// worker): nothing here formats them. The one thing it keeps between calls:
+// on a narrow screen (ui.narrow), where the buffers a step does not change
+// fold to their title line, the folds the reader opened or closed in a case.
 
 
 /** How each state looks and is named (the legend reads this table too). */
@@ -119,13 +121,14 @@ function memory(s, model, choice) {
   const parts = [];
   if (model.recorded) parts.push(el('p', { class: 'recorded', text: `${model.recorded.label || 'Recorded run'}: ${model.recorded.what}` }));
   if (s.pool) parts.push(pool(s.pool));
-  // A buffer is open when the step changes one of its cells, or when the
-  // step changes none (nothing to bring forward), unless the reader chose.
+  // A buffer the step changes is open (its changed cells are the step's
+  // point); another is as the reader left it, else open only when the step
+  // changes no buffer (nothing to bring forward).
   const bufs = s.memory || [];
   const touched = (b) => b.cells.some((c) => c.c);
   const any = bufs.some(touched);
   for (const b of bufs) {
-    const fold = choice ? { open: choice.has(b.key) ? choice.get(b.key) : !any || touched(b), choice } : null;
+    const fold = choice ? { open: touched(b) || (choice.has(b.key) ? choice.get(b.key) : !any), choice } : null;
     parts.push(bufferView(b, fold));
   }
   if (s.diff) parts.push(diffView(s.diff));
