@@ -14,6 +14,8 @@ const ui = {
   busy: $('busy'), caption: $('caption'), code: $('code'), codeSummary: $('code-summary'), source: $('source'), verdict: $('verdict'),
   why: $('why'), state: $('state'), framesTitle: $('frames-title'), frames: $('frames'), legend: $('legend'),
   memory: $('memory'), out: $('out'), note: $('note'),
+  // on a narrow screen the buffers a step does not change fold (render.js)
+  narrow: matchMedia('(max-width: 899px)'),
 };
 
 function banner(text, kind = 'info') {

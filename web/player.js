@@ -3,11 +3,38 @@
 // pause, step, scrubber, speed, case switcher, inputs), the keyboard, the
 // busy state while the worker runs, and the URL hash that deep-links a
 // flow, case, inputs and step.
-// Owns: view state and when to ask for a new model. Must not touch: how
+// Owns: view state (the model's cursor, moved by the pure functions below:
+// the page's side of a model) and when to ask for a new model. Must not touch: how
 // steps are made (flows/, model.js, in the worker) or drawn (render.js).
 
-import { atEnd, seek, step, stepNamed } from './view.js';
 import { render } from './render.js';
+
+// ---- the cursor: a model moved to another step (pure: tested) ----
+
+/** The model moved by delta steps (clamped to the ends). */
+export function step(model, delta) {
+  return seek(model, model.cursor + delta);
+}
+
+/** The model at step i (clamped). */
+export function seek(model, i) {
+  const last = Math.max(0, model.steps.length - 1);
+  return { ...model, cursor: Math.min(last, Math.max(0, i | 0)) };
+}
+
+/** The current step, or null for an empty model. */
+export function currentStep(model) {
+  return model.steps[model.cursor] || null;
+}
+
+export function atEnd(model) {
+  return model.cursor >= model.steps.length - 1;
+}
+
+/** Index of the step named `name`, or -1. */
+export function stepNamed(model, name) {
+  return model.steps.findIndex((s) => s.name === name);
+}
 
 const BASE_MS = 1200;               // one step per 1.2 s at 1×
 const BUSY_AFTER_MS = 150;          // a run that takes longer says so

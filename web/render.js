@@ -5,7 +5,9 @@
 // reads what it is given: calling it twice with the same arguments gives the
 // same DOM. Every cell state has a colour, a glyph and a spoken name. The
 // numbers, hex and sentences come written in the model (display.js, in the
-// worker): nothing here formats them.
+// worker): nothing here formats them. The one thing it keeps between calls:
+// on a narrow screen (ui.narrow), where the buffers a step does not change
+// fold to their title line, the folds the reader opened or closed in a case.
 
 
 /** How each state looks and is named (the legend reads this table too). */
@@ -53,13 +55,27 @@ export function render(ui, flow, model, notice = '') {
   ui.state.textContent = s && s.state ? s.state : '';
   ui.framesTitle.textContent = flow.framesTitle || 'Call stack';
   ui.frames.replaceChildren(...(s ? s.frames || [] : []).map((f, i) => el('li', { text: f, 'data-depth': i })));
-  ui.memory.replaceChildren(...(s ? memory(s, model) : []));
+  ui.memory.replaceChildren(...(s ? memory(s, model, folds(ui, model)) : []));
   ui.out.textContent = s && s.out ? s.out : '';
   ui.note.textContent = [model.note, notice].filter(Boolean).join(' ');
   ui.position.textContent = s ? `step ${model.cursor + 1} of ${model.steps.length}` : '';
 }
 
 const drawn = new WeakMap();        // panel -> the steps it was drawn for
+const opened = new WeakMap();       // the memory panel -> { steps, the reader's choice per buffer key }
+
+// How buffers fold in this drawing: null on a wide screen (none folds); on
+// a narrow one, the reader's own choices (buffer key -> open), kept while
+// the case stays (the same steps) and forgotten when it changes.
+function folds(ui, model) {
+  if (!ui.narrow || !ui.narrow.matches) return null;
+  let f = opened.get(ui.memory);
+  if (!f || f.steps !== model.steps) {
+    f = { steps: model.steps, choice: new Map() };
+    opened.set(ui.memory, f);
+  }
+  return f.choice;
+}
 
 // Marks the i-th child 'current' (or 'on') and unmarks the others.
 function mark(children, i, also = null) {
@@ -101,11 +117,20 @@ function legend(states) {
     ` ${LOOK[k].name}`));
 }
 
-function memory(s, model) {
+function memory(s, model, choice) {
   const parts = [];
   if (model.recorded) parts.push(el('p', { class: 'recorded', text: `${model.recorded.label || 'Recorded run'}: ${model.recorded.what}` }));
   if (s.pool) parts.push(pool(s.pool));
-  for (const b of s.memory || []) parts.push(bufferView(b));
+  // A buffer the step changes is open (its changed cells are the step's
+  // point); another is as the reader left it, else open only when the step
+  // changes no buffer (nothing to bring forward).
+  const bufs = s.memory || [];
+  const touched = (b) => b.cells.some((c) => c.c);
+  const any = bufs.some(touched);
+  for (const b of bufs) {
+    const fold = choice ? { open: touched(b) || (choice.has(b.key) ? choice.get(b.key) : !any), choice } : null;
+    parts.push(bufferView(b, fold));
+  }
   if (s.diff) parts.push(diffView(s.diff));
   if (s.table) parts.push(table(s.table));
   if (model.board) parts.push(board(model.board));
@@ -129,7 +154,10 @@ function cell(kind, c) {
   el('span', { class: 'v', 'aria-hidden': 'true', text: c.x }), mark);
 }
 
-function bufferView(b) {
+// `fold`: null draws the buffer whole; else { open, choice } draws it in a
+// <details> whose title line stays (a click or Enter on it is the reader's
+// choice for this buffer, kept in `choice`).
+function bufferView(b, fold) {
   const row = el('div', { class: 'cells', role: 'list', 'aria-label': b.label });
   b.ranges.forEach(([from], r) => {
     if (r > 0) row.append(el('span', { class: 'skip', 'aria-hidden': 'true', text: '⋯' }));
@@ -137,10 +165,19 @@ function bufferView(b) {
   });
   const whole = b.ranges.length === 1 && b.ranges[0][0] === 0 && b.ranges[0][1] >= b.size;
   const status = b.absent ? ' — not yet' : b.abandoned ? ' — abandoned' : b.released ? ' — back in the pool' : '';
-  return el('section', { class: `buffer ${b.kind}${b.absent ? ' absent' : ''}${b.abandoned ? ' abandoned' : ''}${b.released ? ' released' : ''}`,
-    'data-key': b.key, 'data-kind': b.kind },
-  el('h3', {}, b.label + status, whole || b.absent ? null : el('span', { class: 'shown', text: ` · bytes ${b.shown} shown` })),
-  b.gauge ? gauge(b) : null, row, b.meaning ? el('p', { class: 'meaning', text: b.meaning }) : null);
+  const title = el('h3', {}, b.label + status, whole || b.absent ? null : el('span', { class: 'shown', text: ` · bytes ${b.shown} shown` }));
+  const body = [b.gauge ? gauge(b) : null, row, b.meaning ? el('p', { class: 'meaning', text: b.meaning }) : null];
+  const box = el('section', { class: `buffer ${b.kind}${b.absent ? ' absent' : ''}${b.abandoned ? ' abandoned' : ''}${b.released ? ' released' : ''}`,
+    'data-key': b.key, 'data-kind': b.kind });
+  if (!fold) {
+    box.append(title, ...body.filter(Boolean));
+    return box;
+  }
+  const head = el('summary', {}, title, el('span', { class: 'fold-note', text: b.cells.some((c) => c.c) ? '' : 'unchanged' }));
+  const details = el('details', { class: 'fold', open: fold.open ? '' : null }, head, ...body.filter(Boolean));
+  head.addEventListener('click', () => fold.choice.set(b.key, !details.open));
+  box.append(details);
+  return box;
 }
 
 function gauge(b) {

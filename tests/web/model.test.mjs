@@ -8,13 +8,15 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { CELL, apply, createMachine, createModel, dotnetArrayBytes, hex, layout, snapshot } from '../../web/model.js';
-import * as view from '../../web/view.js';
+import * as view from '../../web/player.js';
 import { byteMeanings, display } from '../../web/display.js';
 
 const { seek, step } = view;
 import { buildModel, describe, flowById } from '../../web/flows/index.js';
 import { RUNS, summary } from '../../web/flows/fanout.js';
 import { LONGEST, longestFanout } from '../../web/flows/fanout-longest.js';
+import { strHeaderSize } from '../../web/flows/writer.js';
+import { strHeaderSize as packageStrHeaderSize } from '../../js/writer.js';
 import { createClock, formatHash, keyAction, parseHash, useFlows } from '../../web/player.js';
 
 useFlows(describe());
@@ -379,4 +381,8 @@ test('?recorded=longest: its made-up fan-out gives each sentence the longest for
     });
   }
   assert.equal(buildModel(flow, 0, longestFanout()).recorded.label, 'Not a measurement');
+});
+
+test('the writer flow sizes a str header as the package does (fixstr, str8, str16, str32 edges)', () => {
+  for (const n of [0, 31, 32, 255, 256, 65535, 65536, 1 << 20]) assert.equal(strHeaderSize(n), packageStrHeaderSize(n), `n = ${n}`);
 });

@@ -82,7 +82,7 @@ export default {
     }
     const own = data.rows[caseIndex];
     walk.emit({ line: last, frames, name: 'measured-small', table: table(1),
-      why: `Small object (${fmt(own.small.length)} B): after 200 warm-up calls, ${fmt(data.n)} calls allocated ${fmt(own.small.bytesPerCall)} B each (${allocs(own.small)}), measured for all three entries.${caseIndex === 0 ? ` The document says 48 B: the same one array, counted as .NET counts it (${dotnetNote(own.small.length)}).` : ` The document measured ${fmt(DOC[caseIndex].small)} B in .NET.`}` });
+      why: `Small object (${fmt(own.small.length)} B): after 200 warm-up calls, ${fmt(data.n)} calls allocated ${fmt(own.small.bytesPerCall)} B each (${allocs(own.small)}), measured for all three entries.${caseIndex === 0 ? ` The document says 48 B: the same array as .NET counts it (a 24-byte header plus ${fmt(own.small.length)} B, rounded up to 8).` : ` The document measured ${fmt(DOC[caseIndex].small)} B in .NET.`}` });
     walk.emit({ line: last, frames, name: 'measured-big', table: table(2),
       why: `Big object (${fmt(own.big.length)} B): ${fmt(own.big.bytesPerCall)} B per call (${allocs(own.big)}).${caseIndex === 0 ? ` In .NET terms ${fmt(dotnetArrayBytes(own.big.bytesPerCall))} B; the document measured ${fmt(DOC[0].big)} B.` : ` The document measured ${fmt(DOC[caseIndex].big)} B.`}${realBig(data.dotnet, caseIndex)}`,
       out: `${c.label}: ${fmt(own.small.bytesPerCall)} B per call (small), ${fmt(own.big.bytesPerCall)} B per call (big), from the module's allocation counters` });

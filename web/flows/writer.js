@@ -4,8 +4,13 @@
 // English), the mapping from trace events to those lines, the why texts.
 // Must not touch: the DOM or the module (it gets a runner from trace.js).
 
-import { strHeaderSize } from '../../js/writer.js';
 import { fmt, hex } from '../model.js';
+
+/** MessagePack's str header for a body of n bytes (fixstr, str8, str16,
+ *  str32). The rule here rather than js/writer.js's: importing that module
+ *  would fetch it and its four imports on every load of the page for one
+ *  line (tests/web holds the two to the same answers). */
+export const strHeaderSize = (n) => (n < 32 ? 1 : n < 0x100 ? 2 : n < 0x10000 ? 3 : 5);
 
 const L = { SCRATCH: 0, WRITER: 1, FORMAT: 2, ENSURE: 3, MIGRATE: 4, FLUSH: 5, TO_ARRAY: 6, SEQ_TO_ARRAY: 7 };
 
