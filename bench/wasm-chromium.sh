@@ -20,12 +20,7 @@ cmake -S . -B build-bench -DCMAKE_BUILD_TYPE=Release -DSP_BUILD_BENCH=ON -DSP_BU
 cmake --build build-bench --target bench_wasm_workloads -j2 >/dev/null
 
 echo "== Emscripten (build-wasm)"
-# emcc's optimizer needs acorn: Debian's node-acorn lives in its own module folder.
-acorn_json="$(dpkg -L node-acorn 2>/dev/null | grep '/acorn/package.json$' | head -1 || true)"
-if [ -n "$acorn_json" ]; then
-  NODE_PATH="$(dirname "$(dirname "$acorn_json")")${NODE_PATH:+:$NODE_PATH}"
-  export NODE_PATH
-fi
+source tests/emcc-env.sh             # acorn for emcc's optimizer
 if [ ! -f build-wasm/CMakeCache.txt ]; then
   # as tests/build-wasm.sh, without building every module
   emcmake cmake -S wasm -B build-wasm -DCMAKE_CROSSCOMPILING_EMULATOR="$(command -v node)" >/dev/null

@@ -24,12 +24,7 @@ cmake build-wasi >/dev/null                     # picks up a new target after a 
 cmake --build build-wasi --target wasm_workloads -j2 >/dev/null
 
 echo "== Emscripten (build-wasm)"
-# emcc's optimizer needs acorn: Debian's node-acorn lives in its own module folder.
-acorn_json="$(dpkg -L node-acorn 2>/dev/null | grep '/acorn/package.json$' | head -1 || true)"
-if [ -n "$acorn_json" ]; then
-  NODE_PATH="$(dirname "$(dirname "$acorn_json")")${NODE_PATH:+:$NODE_PATH}"
-  export NODE_PATH
-fi
+source tests/emcc-env.sh             # acorn for emcc's optimizer
 [ -f build-wasm/CMakeCache.txt ] || bash tests/build-wasm.sh >/dev/null
 cmake build-wasm >/dev/null
 # one emcc link at a time (wasm/CMakeLists.txt: parallel links can fail)

@@ -7,12 +7,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 targets=()
 [ $# -gt 0 ] && targets=(--target "$@")
-# emcc's optimizer needs acorn: Debian's node-acorn lives in its own module folder.
-acorn_json="$(dpkg -L node-acorn 2>/dev/null | grep '/acorn/package.json$' | head -1 || true)"
-if [ -n "$acorn_json" ]; then
-  NODE_PATH="$(dirname "$(dirname "$acorn_json")")${NODE_PATH:+:$NODE_PATH}"
-  export NODE_PATH
-fi
+source tests/emcc-env.sh             # acorn for emcc's optimizer
 if [ ! -f build-wasm/CMakeCache.txt ]; then
   # emcmake's own crossrunner passes --experimental-wasm-threads, which Node 20 rejects.
   emcmake cmake -S wasm -B build-wasm -DCMAKE_CROSSCOMPILING_EMULATOR="$(command -v node)" >/dev/null
