@@ -13,6 +13,8 @@ const TARGET_STAGE_FIRST = 4096;
 const TARGET_STAGE_KEEP = 4 << 20;   // a bigger stage is let go after the call (as the heap's staging block)
 // Up to this many bytes a loop copies faster than subarray() and set().
 const COPY_BY_LOOP = 32;
+// bin and ext bodies of at least this many bytes are not staged (see defer).
+const DEFER_MIN = 4096;
 // finish() copies with set() from a view of the stage exactly n bytes long;
 // such views are kept by n, for the stage they view (messages of a service
 // come in few lengths), so a reused target costs no allocation per call.
@@ -44,6 +46,9 @@ export class TargetSink {
     this.stage = new Uint8Array(TARGET_STAGE_FIRST);
     this.stageDv = new DataView(this.stage.buffer);
     this.views = new Map();        // n -> this.stage.subarray(0, n), for finish()
+    this.deferMin = DEFER_MIN;     // the writer defers bin and ext bodies this long (undefined elsewhere: never)
+    this.defers = [];              // [stage offset, bytes] pairs: bodies finish() copies from the value
+    this.deferred = 0;             // their bytes
   }
 
   begin(target, offset) {
@@ -53,6 +58,8 @@ export class TargetSink {
     this.dv = this.stageDv;
     this.pos = 0;
     this.end = this.stage.length;
+    this.defers.length = 0;
+    this.deferred = 0;
   }
 
   /** Nothing to re-make: the stage is not linear memory. */
@@ -64,7 +71,8 @@ export class TargetSink {
   }
 
   more(n) {
-    if (this.base + this.pos > this.target.length) throw this.tooSmall(this.base + this.pos);
+    const reached = this.base + this.pos + this.deferred;
+    if (reached > this.target.length) throw this.tooSmall(reached);
     const need = this.pos + n;
     if (this.stage.length >= need) return;
     // Doubling, but not past what the target can take (a message the size
@@ -88,7 +96,7 @@ export class TargetSink {
   }
 
   array(kind, view) {
-    const need = this.base + this.pos + arrayMinBytes(kind, view.length);
+    const need = this.base + this.pos + this.deferred + arrayMinBytes(kind, view.length);
     if (need > this.target.length) throw this.tooSmall(need);   // before staging anything
     writeNumeric(this, this.heap, kind, view);
     this.heap.unstage();
@@ -100,13 +108,44 @@ export class TargetSink {
     copyIn(this, null, p, n);
   }
 
+  /**
+   * A big bin or ext body that belongs at stage offset `at` (the writer's
+   * position; it goes on after it as if the body were not there): not
+   * staged but kept, and copied by finish() from the value straight into
+   * the target -- one copy of it, not two. The value is the caller's and
+   * is read within this same call.
+   */
+  defer(bytes, at) {
+    const reached = this.base + at + this.deferred + bytes.length;
+    if (reached > this.target.length) throw this.tooSmall(reached);
+    this.defers.push(at, bytes);
+    this.deferred += bytes.length;
+  }
+
   /** Copies the message into the target; where it ends there. */
   finish() {
-    const n = this.pos, total = this.base + n;
+    const n = this.pos, total = this.base + n + this.deferred;
     if (total > this.target.length) throw this.tooSmall(total);
+    if (this.deferred > 0) return this.finishDeferred(total);
     const t = this.target, s = this.stage;
     if (n <= COPY_BY_LOOP) for (let i = 0, j = this.base; i < n; i++, j++) t[j] = s[i];
     else t.set(n === s.length ? s : this.stageView(n), this.base);
+    return total;
+  }
+
+  // finish() with deferred bodies: the staged runs and the bodies in turn.
+  finishDeferred(total) {
+    const t = this.target, s = this.stage, d = this.defers;
+    let from = 0, to = this.base;
+    for (let i = 0; i < d.length; i += 2) {
+      const at = d[i], body = d[i + 1];
+      t.set(s.subarray(from, at), to);
+      to += at - from;
+      t.set(body, to);
+      to += body.length;
+      from = at;
+    }
+    t.set(s.subarray(from, this.pos), to);
     return total;
   }
 
@@ -125,6 +164,7 @@ export class TargetSink {
   clear() {
     this.u8 = this.dv = null;
     this.target = null;
+    this.defers.length = 0;        // the caller's bodies are not held past the call
     if (this.stage.length > TARGET_STAGE_KEEP) {
       this.stage = new Uint8Array(TARGET_STAGE_FIRST);
       this.stageDv = new DataView(this.stage.buffer);

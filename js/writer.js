@@ -352,6 +352,10 @@ function writeUtf8Body(s, n, len) {
 
 function writeRaw(b) {
   const n = b.length;
+  if (n >= sink.deferMin) {             // encodeInto's: copied once, by its finish()
+    sink.defer(b, pos);
+    return;
+  }
   if (n <= end - pos) {
     if (n < 32) for (let i = 0; i < n; i++) u8[pos + i] = b[i];
     else u8.set(b, pos);

@@ -1,0 +1,61 @@
+// encodeInto with big bin and ext bodies (js/sink-target.js defer): a body
+// of 4 KiB or more is not staged but copied from the value straight into the
+// target when the message is complete. The bytes are encode()'s wherever the
+// bodies sit, a target too small by one byte is refused and left untouched,
+// and an exact fit at any offset is written whole.
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+
+import { Ext, createScratchpack, decode } from '../../js/index.js';
+
+let sp;
+before(async () => { sp = await createScratchpack({ threads: 0 }); });
+after(() => sp.close());
+
+const bin = (n, seed = 1) => Uint8Array.from({ length: n }, (_, i) => (i * 31 + seed) & 0xff);
+
+const VALUES = [
+  ['one body that ends the message', [1, bin(100000)]],
+  ['a body at the very start', bin(8192)],
+  ['bodies before, between and after other values',
+    { a: bin(5000, 2), b: 'x', c: [bin(4096, 3), bin(4095, 4), 'y'.repeat(300)], d: bin(70000, 5), e: 2.5 }],
+  ['two bodies in a row', [bin(4096, 6), bin(4097, 7)]],
+  ['an ext body', [new Ext(7, bin(6000, 8)), 'after']],
+  ['bodies just under the bound (staged as before)', [bin(4095, 9), bin(100, 10)]],
+];
+
+test('encodeInto gives encode()\'s bytes with big bodies anywhere, at any offset', () => {
+  for (const [what, v] of VALUES) {
+    const want = sp.encode(v);
+    for (const offset of [0, 3]) {
+      const target = new Uint8Array(offset + want.length + 5).fill(0xee);
+      const n = sp.encodeInto(v, target, offset);
+      assert.equal(n, want.length, what);
+      assert.deepEqual(target.subarray(offset, offset + n), want, `${what}, offset ${offset}`);
+      assert.ok(target.subarray(0, offset).every((x) => x === 0xee), `${what}: bytes before the offset`);
+      assert.ok(target.subarray(offset + n).every((x) => x === 0xee), `${what}: bytes after the message`);
+      assert.deepEqual(decode(target.subarray(offset, offset + n)), decode(want), what);
+    }
+  }
+});
+
+test('a target one byte short is BUFFER_TOO_SMALL and left untouched; an exact fit is written whole', () => {
+  for (const [what, v] of VALUES) {
+    const want = sp.encode(v);
+    const short = new Uint8Array(want.length - 1).fill(0xaa);
+    assert.throws(() => sp.encodeInto(v, short), (e) => e.code === 'BUFFER_TOO_SMALL', what);
+    assert.ok(short.every((x) => x === 0xaa), `${what}: the short target was written`);
+    const exact = new Uint8Array(want.length);
+    assert.equal(sp.encodeInto(v, exact), want.length, what);
+    assert.deepEqual(exact, want, what);
+  }
+});
+
+test('after a failure part way, the next encodeInto holds no body of the failed one', () => {
+  const v = [bin(50000, 11), () => 'not encodable'];
+  const target = new Uint8Array(100000).fill(0x55);
+  assert.throws(() => sp.encodeInto(v, target), (e) => e.code === 'UNSUPPORTED_TYPE');
+  assert.ok(target.every((x) => x === 0x55), 'a failed encodeInto wrote into the target');
+  const n = sp.encodeInto([1, 2], target);
+  assert.deepEqual(decode(target.subarray(0, n)), [1, 2]);
+});
