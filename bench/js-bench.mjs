@@ -104,6 +104,11 @@ function decodeJobs(w) {
     { lib: 'msgpackr', mode: 'unpack()', f: () => unpack(bytes) },
     { lib: '@msgpack', mode: 'Decoder.decode', f: () => decoder.decode(bytes) },
   ];
+  // msgpackr and @msgpack return a bin as a view of the input; decode()
+  // copies it (the default: a value that owns its bytes). binary: 'view' is
+  // the like-for-like mode, shown where the message has a bin.
+  if (w.name.includes('bin'))
+    jobs.splice(1, 0, { lib: 'sp', mode: "decode(binary: 'view')", f: () => decode(bytes, { binary: 'view' }) });
   if (w.typed) {
     jobs.splice(1, 0,
       { lib: 'sp', mode: `decode(${w.typed.name})`, f: () => decode(bytes, { typedArrays: w.typed }) },
