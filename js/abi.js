@@ -1,15 +1,18 @@
-// abi.js -- the boundary's layouts: how the records JS shares with a
-// WebAssembly module lie in its linear memory. Owns: reading the layout
-// table each module exports (wasm/sp_abi.h: names, offsets and sizes
-// computed by the compiler of that very build, since wasm32 lays structs
-// out otherwise than a native build), checking that every field JS reads is
-// there at the width it reads, the readers and word offsets built from it
-// (the package's task record and stats; the page's trace events, fan-out
-// samples and measurements), and C strings. Must not touch: what a record
-// means to its user (tasks.js, scratchpack.js, web/trace.js decide that) or
-// the calls themselves. The modules' export lists are wasm/package/exports.txt
-// and wasm/flows/exports.txt (tests/js/abi.test.js holds every call in js/ and
-// web/ to them).
+// abi.js -- the boundary between JS and a WebAssembly module: its export
+// names and its layouts. Owns: the package module's export names (the one
+// place in js/ that spells them: PACKAGE_CALLS below, bound once per module
+// into an object of plain functions, packageCalls), reading the layout table
+// each module exports (wasm/sp_abi.h: names, offsets and sizes computed by
+// the compiler of that very build, since wasm32 lays structs out otherwise
+// than a native build), checking that every field JS reads is there at the
+// width it reads, the readers and offsets built from it (the package's span
+// record, task record and stats; the page's trace events, fan-out samples
+// and measurements), and C strings. Must not touch: what a record or a call
+// means to its user (the sinks, tasks.js, scratchpack.js, web/trace.js
+// decide that). The modules' export lists are wasm/package/exports.txt,
+// wasm/flows/exports.txt and wasm/wasi/exports.txt; tests/js/abi.test.js
+// holds PACKAGE_CALLS and every call elsewhere to them. The page (web/), the
+// benchmarks (bench/) and the tests may call a module's exports by name.
 
 import { ScratchpackError, codes } from './errors.js';
 
@@ -65,6 +68,72 @@ function need(layout, record, names, width, where) {
 
 // ---- the package's module (wasm/package/) ----------------------------------
 
+/**
+ * The package module's exports js/ calls, by the name its call sites use
+ * (each is sp_wasm_<name> in wasm/package/, which says what it does).
+ */
+export const PACKAGE_CALLS = Object.freeze({
+  abi: '_sp_wasm_abi',
+  // jobs: the span protocol (sp_wasm_jobs.c)
+  jobNew: '_sp_wasm_job_new', beginArray: '_sp_wasm_begin_array', beginStream: '_sp_wasm_begin_stream',
+  reserve: '_sp_wasm_reserve', finish: '_sp_wasm_finish', length: '_sp_wasm_length', view: '_sp_wasm_view',
+  release: '_sp_wasm_release', pieceCount: '_sp_wasm_piece_count', pieceData: '_sp_wasm_piece_data',
+  pieceLen: '_sp_wasm_piece_len', errorCode: '_sp_wasm_error_code', errorCause: '_sp_wasm_error_cause',
+  errorOffset: '_sp_wasm_error_offset',
+  // bulk numeric arrays and LZ4 blocks (sp_wasm_bulk.c, sp_wasm_lz4.c)
+  writeArray: '_sp_wasm_write_array', readArray: '_sp_wasm_read_array', encodeArray: '_sp_wasm_encode_array',
+  lz4Decompress: '_sp_wasm_lz4_decompress',
+  // staging and linear memory, pools, numbers (sp_wasm_memory.c, sp_wasm_pools.c, sp_wasm_stats.c)
+  alloc: '_sp_wasm_alloc', free: '_sp_wasm_free', setMemoryCap: '_sp_wasm_set_memory_cap',
+  memoryMax: '_sp_wasm_memory_max', configure: '_sp_wasm_configure', trim: '_sp_wasm_trim',
+  stats: '_sp_wasm_stats', kernel: '_sp_wasm_kernel',
+  // off-thread tasks and their workers (sp_wasm_tasks.c, sp_wasm_workers.c)
+  taskNew: '_sp_wasm_task_new', taskFree: '_sp_wasm_task_free', taskRun: '_sp_wasm_task_run',
+  taskSubmit: '_sp_wasm_task_submit', workersStart: '_sp_wasm_workers_start', workersStop: '_sp_wasm_workers_stop',
+  workersLive: '_sp_wasm_workers_live', workersJoin: '_sp_wasm_workers_join',
+});
+
+/**
+ * The package module's exports js/ does not call: the cap's reader is the
+ * memory hook's (wasm/sp_memory.js, linked into the module), the LZ4 block
+ * calls are the benchmarks' (js/ compresses through the entries).
+ */
+export const PACKAGE_UNUSED = Object.freeze(['_sp_wasm_lz4_bound', '_sp_wasm_lz4_compress', '_sp_wasm_memory_cap']);
+
+/** Whether m is a started package module (js/wasm.js asks). */
+export function isPackageModule(m) {
+  return typeof m[PACKAGE_CALLS.abi] === 'function';
+}
+
+const packageCallsOf = new WeakMap();
+
+/**
+ * The package module's calls as one object of plain functions, bound once
+ * per module: { alloc(n), reserve(job, n), ... } (PACKAGE_CALLS). Call
+ * sites keep the object in a field. Emscripten 3.1.6 first exports a
+ * wrapper that looks the WebAssembly function up on every call until it
+ * is called once, when it puts the function itself in its place; each
+ * entry here does the same, so that from its first call on it is the
+ * WebAssembly function itself.
+ */
+export function packageCalls(m) {
+  let c = packageCallsOf.get(m);
+  if (c === undefined) {
+    c = {};
+    for (const [short, name] of Object.entries(PACKAGE_CALLS)) {
+      if (typeof m[name] !== 'function')
+        throw new ScratchpackError(codes.INTERNAL, `the package module does not export ${name} (js/abi.js)`);
+      c[short] = (...args) => {
+        const r = m[name](...args);
+        c[short] = m[name];
+        return r;
+      };
+    }
+    packageCallsOf.set(m, c);
+  }
+  return c;
+}
+
 const SPAN_FIELDS = ['cur', 'end', 'base', 'mode'];
 const TASK_FIELDS = ['state', 'cancel', 'kind', 'n', 'src', 'result', 'resultLen', 'code', 'cause',
   'scratchSize', 'compression'];
@@ -74,14 +143,14 @@ const packageAbis = new WeakMap();
 /**
  * The package module's layouts, read once per module: `span` (byte
  * offsets of the span record at the start of a job, its size, and the mode
- * that means "in the scratch": the shape of js/sinks.js's SPAN), `task`
+ * that means "in the scratch": what js/sink-heap.js reads), `task`
  * (word indices of sp_wasm_task's fields, its size in bytes, and the state
  * that means done) and `stats` (the record's size and a reader).
  */
 export function packageAbi(m, u8) {
   let abi = packageAbis.get(m);
   if (abi === undefined) {
-    const layout = readLayout(u8, m._sp_wasm_abi());
+    const layout = readLayout(u8, m[PACKAGE_CALLS.abi]());
     const where = 'the package module';
     const span = need(layout, 'span', SPAN_FIELDS, 4, where);
     const task = need(layout, 'task', TASK_FIELDS, 4, where);

@@ -7,9 +7,10 @@
 // compression every entry writes (C compresses) and C's LZ4 decompressor
 // lent to its decodes, stats, trim, close. Must not touch: formats
 // (writer.js, decoder.js, decompress.js) or C internals (sinks.js, the
-// sink-*.js files and tasks.js speak to wasm/package/; abi.js reads its records).
+// sink-*.js files and tasks.js speak to wasm/package/; abi.js names its calls
+// and reads its records).
 
-import { packageAbi } from './abi.js';
+import { packageAbi, packageCalls } from './abi.js';
 import { decodeDefaults, decodeOptions } from './decoder.js';
 import { bufferValues, streamOptions, streamValues } from './decode-stream.js';
 import { decodeTop } from './decompress.js';
@@ -18,7 +19,7 @@ import { ScratchpackError, codeFromC, codes, finishEncodeError } from './errors.
 import { Lease } from './lease.js';
 import { LZ4_BAD_OFFSET, LZ4_TOO_LONG, LZ4_TRUNCATED } from './lz4.js';
 import { COMPRESSIONS, asyncSignal, bad, contractOf, normalize } from './options.js';
-import { Heap, HeapSink, ScratchSink, TargetSink, checkSpanLayout } from './sinks.js';
+import { Heap, HeapSink, ScratchSink, TargetSink } from './sinks.js';
 import { openWritable } from './stream.js';
 import { Tasks } from './tasks.js';
 import { KIND, kindOfCtor, numericKind } from './typed.js';
@@ -52,7 +53,7 @@ export class Scratchpack {
   constructor(m, o, threaded) {
     this._m = m;
     this._heap = new Heap(m);
-    checkSpanLayout(m, this._heap);
+    this._c = this._heap.c;               // the module's calls (js/abi.js)
     const size = this._heap.size();
     if (o.maxMemory < size)
       throw bad(`maxMemory ${o.maxMemory} is below the ${size} bytes the module already has`);
@@ -82,7 +83,7 @@ export class Scratchpack {
     configurePool(m, o.pool, o.cacheLimit);
     this._statsPtr = this._heap.alloc(packageAbi(m, this._heap.u8).stats.bytes, 'the stats block');
     this._tasks = new Tasks(this._heap, o.scratchSize, o.compression, (v, via) => this.encode(v, via === null ? undefined : { contract: via }));
-    this.threads = o.threads > 0 ? m._sp_wasm_workers_start(o.threads) : 0;
+    this.threads = o.threads > 0 ? this._c.workersStart(o.threads) : 0;
     this._tasks.workers = this.threads;
     unrefWorkers(m);
   }
@@ -95,7 +96,7 @@ export class Scratchpack {
     if (this._fresh !== null) this._watchFresh();
     const s = this._sinks.pop();
     if (s !== undefined) return s;
-    const job = this._m._sp_wasm_job_new() >>> 0;
+    const job = this._c.jobNew() >>> 0;
     if (!job) throw this._explain(new ScratchpackError(codes.NOMEM, 'no WASM memory for another writer'));
     return new HeapSink(this._heap, job);
   }
@@ -371,7 +372,7 @@ export class Scratchpack {
     let out = null, used;
     try {                                        // (a stack overflow may strike here, deep in a decode)
       heap.u8.set(avail === src.length && at === 0 ? src : src.subarray(at, at + avail), inAt);
-      used = this._m._sp_wasm_read_array(kind, inAt, avail, inAt + outOff, n) >>> 0;
+      used = this._c.readArray(kind, inAt, avail, inAt + outOff, n) >>> 0;
       if (used !== 0) {
         out = new ctor(n);
         out.set(new ctor(heap.buffer, inAt + outOff, n));
@@ -403,7 +404,7 @@ export class Scratchpack {
       return null;
     }
     heap.u8.set(src.subarray(s, sEnd), at);
-    const got = this._m._sp_wasm_lz4_decompress(at, n, at + n, plain);
+    const got = this._c.lz4Decompress(at, n, at + n, plain);
     if (got >= 0) out.set(heap.u8.subarray(at + n, at + n + got), d);
     heap.unstage();
     if (this._depth > 0) resync();               // decode called from a getter of an encode
@@ -439,9 +440,9 @@ export class Scratchpack {
   /** Allocation and pool counters from C, the WASM heap, and live leases. */
   stats() {
     this._open();
-    const m = this._m, heap = this._heap;
-    const st = packageAbi(m, heap.u8).stats;
-    m._sp_wasm_stats(this._statsPtr);
+    const heap = this._heap;
+    const st = packageAbi(this._m, heap.u8).stats;
+    this._c.stats(this._statsPtr);
     heap.check(this._statsPtr + st.bytes);
     const c = st.read(heap.buffer, this._statsPtr);    // alloc, liveBytes, pool, sequences, heap: C's
     Object.assign(c.heap, { size: heap.size(), max: heap.cap, staging: heap.stageCap });
@@ -450,7 +451,7 @@ export class Scratchpack {
       leases: this._leases,
       leaseBytes: this._leaseBytes,
       threads: this.threads,
-      kernel: heap.cString(m._sp_wasm_kernel()),
+      kernel: heap.cString(this._c.kernel()),
     };
   }
 
@@ -465,7 +466,7 @@ export class Scratchpack {
     this._open();
     const heap = this._heap, staged = heap.stageCap;
     heap.unstage(0);
-    const freed = staged + this._m._sp_wasm_trim();
+    const freed = staged + this._c.trim();
     heap.refresh();
     return freed;
   }
@@ -482,9 +483,9 @@ export class Scratchpack {
     this._closed = true;
     this._tasks.close();
     if (!this.threaded) return;
-    const m = this._m;
-    m._sp_wasm_workers_stop();
-    const end = () => { m._sp_wasm_workers_join(); endWorkers(m); };
+    const m = this._m, c = this._c;
+    c.workersStop();
+    const end = () => { c.workersJoin(); endWorkers(m); };
     if (this._workersGone(true)) { end(); return; }
     const poll = setInterval(() => {
       if (!this._workersGone(false)) return;
@@ -497,7 +498,7 @@ export class Scratchpack {
   // is 0); when `block`, waits for it where this thread may block (Node),
   // for at most 10 s before it leaves the rest to polling.
   _workersGone(block) {
-    const heap = this._heap, at = (this._m._sp_wasm_workers_live() >>> 0) >>> 2;
+    const heap = this._heap, at = (this._c.workersLive() >>> 0) >>> 2;
     const until = Date.now() + 10000;
     for (;;) {
       heap.check(at * 4 + 4);
@@ -522,7 +523,7 @@ const INFLATE_MIN = 4096;
 export function configurePool(m, [kind, a, b, sequences], cacheLimit) {
   // C's budget: 0 means none; a budget of 1 byte keeps nothing (arrays are >= 16 B).
   const keep = cacheLimit === Infinity ? 0 : Math.max(cacheLimit, 1);
-  const rc = m._sp_wasm_configure(kind, a, b, sequences, keep);
+  const rc = packageCalls(m).configure(kind, a, b, sequences, keep);
   if (rc === 1) throw new ScratchpackError(codes.NOMEM, 'no WASM memory for the pool');
   if (rc !== 0) throw new ScratchpackError(codes.INTERNAL, `C refused a pool of checked sizes (${kind}, ${a}, ${b})`);
 }

@@ -1,40 +1,22 @@
 // sink-heap.js -- the heap sink: spans of one C entry (a job) in linear memory.
-// Owns: the span record C keeps in a job (its layout, checked at load),
-// beginning an entry (to_array: the thread's scratch or pooled segments;
+// Owns: the span record C keeps in a job (read at the offsets js/abi.js
+// got from the module's layout table), beginning an entry (to_array: the thread's scratch or pooled segments;
 // to_stream: pooled segments), moving the span through C's slow path,
 // finishing, and every way the finished message leaves (a copy, a leased
 // block, segments, one view), and the C writer's errors. Must not touch:
 // formats (writer.js), linear memory's rules (sinks.js, Heap) or what the
 // entries do with the message.
 
-import { EncodeFailure, ScratchpackError, codes, codeFromC } from './errors.js';
+import { EncodeFailure, codeFromC } from './errors.js';
 import { bytesOf, copyIn, PIECE } from './sink.js';
 import { ARRAY_CHUNK, arrayMaxBytes, arrayMinBytes, writeNumeric } from './sink-numeric.js';
 
 
-/**
- * The span record at the start of every C job (sp_span in
- * src/include/sp_writer.h): byte offsets of cur, end, base and mode, its
- * size, and the mode that means "the message is in the scratch". C states
- * its own in sp_wasm_span_layout(); checkSpanLayout compares at load.
- */
-export const SPAN = Object.freeze({ size: 16, cur: 0, end: 4, base: 8, mode: 12, scratch: 0 });
-const SPAN_FIELDS = ['size', 'cur', 'end', 'base', 'mode', 'scratch'];
-
-/** Throws INTERNAL when the module's span record is not the one SPAN describes. */
-export function checkSpanLayout(m, heap) {
-  const p = m._sp_wasm_span_layout() >>> 2;
-  const c = Object.fromEntries(SPAN_FIELDS.map((k, i) => [k, heap.u32[p + i]]));
-  if (SPAN_FIELDS.some((k) => c[k] !== SPAN[k]))
-    throw new ScratchpackError(codes.INTERNAL, `the module's span record ${JSON.stringify(c)} is not the one js/sink-heap.js reads`);
-}
-
 /** The C writer's error as an EncodeFailure (it gets its path while unwinding). */
 export function jobFailure(heap, job) {
-  const m = heap.m;
-  const f = new EncodeFailure(codeFromC(m._sp_wasm_error_code(job)),
-    heap.cString(m._sp_wasm_error_cause(job)) || 'the C writer failed');
-  f.offset = m._sp_wasm_error_offset(job);
+  const c = heap.c;
+  const f = new EncodeFailure(codeFromC(c.errorCode(job)), heap.cString(c.errorCause(job)) || 'the C writer failed');
+  f.offset = c.errorOffset(job);
   return f;
 }
 
@@ -47,14 +29,16 @@ export function jobFailure(heap, job) {
 export class HeapSink {
   constructor(heap, job) {
     job >>>= 0;
+    const span = heap.span;
     this.heap = heap;
-    this.m = heap.m;
+    this.c = heap.c;                        // the module's calls (js/abi.js)
     this.job = job;
-    this.recordEnd = job + SPAN.size;
-    this.curAt = (job + SPAN.cur) >>> 2;    // the span record's fields, as u32 indices
-    this.endAt = (job + SPAN.end) >>> 2;
-    this.baseAt = (job + SPAN.base) >>> 2;
-    this.modeAt = (job + SPAN.mode) >>> 2;
+    this.recordEnd = job + span.size;
+    this.curAt = (job + span.cur) >>> 2;    // the span record's fields, as u32 indices
+    this.endAt = (job + span.end) >>> 2;
+    this.baseAt = (job + span.base) >>> 2;
+    this.modeAt = (job + span.mode) >>> 2;
+    this.scratchMode = span.scratch;        // the mode that means "in the scratch"
     this.u8 = heap.u8;
     this.dv = heap.dv;
     this.pos = 0;
@@ -108,19 +92,19 @@ export class HeapSink {
    */
   beginArray(scratchSize, compression = 0) {
     this.whole = true;
-    this.begun(this.m._sp_wasm_begin_array(this.job, scratchSize, compression));
+    this.begun(this.c.beginArray(this.job, scratchSize, compression));
   }
 
   /** to_stream: pooled segments, kept until release (compression: as for beginArray). */
   beginStream(compression = 0) {
     this.whole = false;
-    this.begun(this.m._sp_wasm_begin_stream(this.job, compression));
+    this.begun(this.c.beginStream(this.job, compression));
   }
 
   more(n) {
     this.heap.need(n, 'a reservation');
     this.store();
-    if (!this.m._sp_wasm_reserve(this.job, n)) throw jobFailure(this.heap, this.job);
+    if (!this.c.reserve(this.job, n)) throw jobFailure(this.heap, this.job);
     this.load();
   }
 
@@ -137,7 +121,7 @@ export class HeapSink {
     } else {
       const src = this.heap.stage(view);
       this.store();
-      if (this.m._sp_wasm_write_array(this.job, kind, src, n) !== 0) throw jobFailure(this.heap, this.job);
+      if (this.c.writeArray(this.job, kind, src, n) !== 0) throw jobFailure(this.heap, this.job);
       this.load();
     }
     this.heap.unstage();
@@ -157,7 +141,7 @@ export class HeapSink {
   /** True while the message sits in the scratch (then it is u8[base..pos)). */
   inScratch() {
     this.heap.check(this.recordEnd);
-    return this.heap.u32[this.modeAt] === SPAN.scratch;
+    return this.heap.u32[this.modeAt] === this.scratchMode;
   }
 
   base() {
@@ -168,18 +152,18 @@ export class HeapSink {
   /** Commits; throws the C error if there is one. */
   finish() {
     this.store();
-    if (this.m._sp_wasm_finish(this.job) !== 0) throw jobFailure(this.heap, this.job);
+    if (this.c.finish(this.job) !== 0) throw jobFailure(this.heap, this.job);
     this.heap.check(this.recordEnd);
   }
 
   // Calls fn(address, length) for each non-empty piece of the finished
   // message, with views that cover it.
   pieces(fn) {
-    const m = this.m, job = this.job, heap = this.heap;
-    for (let i = 0, n = m._sp_wasm_piece_count(job) >>> 0; i < n; i++) {
-      const len = m._sp_wasm_piece_len(job, i) >>> 0;
+    const c = this.c, job = this.job, heap = this.heap;
+    for (let i = 0, n = c.pieceCount(job) >>> 0; i < n; i++) {
+      const len = c.pieceLen(job, i) >>> 0;
       if (len === 0) continue;
-      const p = m._sp_wasm_piece_data(job, i) >>> 0;
+      const p = c.pieceData(job, i) >>> 0;
       heap.check(p + len);
       fn(p, len);
     }
@@ -187,7 +171,7 @@ export class HeapSink {
 
   /** The finished message's length in bytes. */
   length() {
-    return this.m._sp_wasm_length(this.job);
+    return this.c.length(this.job);
   }
 
   /** A new Uint8Array holding the finished message (the to_array result). */
@@ -216,16 +200,16 @@ export class HeapSink {
    */
   joined(n) {
     if (!this.heap.shared) return -1;
-    const m = this.m, job = this.job;
+    const c = this.c, job = this.job;
     let at = 0, aligned = true;
-    for (let i = 0, k = m._sp_wasm_piece_count(job) >>> 0; i < k && aligned; i++) {
-      const len = m._sp_wasm_piece_len(job, i) >>> 0;
+    for (let i = 0, k = c.pieceCount(job) >>> 0; i < k && aligned; i++) {
+      const len = c.pieceLen(job, i) >>> 0;
       if (len === 0) continue;
-      if ((((m._sp_wasm_piece_data(job, i) >>> 0) - at) & 7) !== 0) aligned = false;
+      if ((((c.pieceData(job, i) >>> 0) - at) & 7) !== 0) aligned = false;
       at += len;
     }
     if (aligned) return -1;
-    const p = m._sp_wasm_view(job) >>> 0;
+    const p = c.view(job) >>> 0;
     if (p === 0) throw jobFailure(this.heap, job);
     this.heap.check(p + n);
     return p;
@@ -270,7 +254,7 @@ export class HeapSink {
       return base;
     }
     this.finish();
-    const p = this.m._sp_wasm_view(this.job) >>> 0;
+    const p = this.c.view(this.job) >>> 0;
     if (p === 0) throw jobFailure(this.heap, this.job);
     this.messageLength = this.length();
     this.heap.check(p + this.messageLength);
@@ -284,6 +268,6 @@ export class HeapSink {
   }
 
   release() {
-    this.m._sp_wasm_release(this.job);
+    this.c.release(this.job);
   }
 }

@@ -35,7 +35,7 @@ function encodeChunk(heap, kind, view) {
   const at = (bytes + 7) & ~7;
   const src = heap.reserve(at + room);
   heap.u8.set(new Uint8Array(view.buffer, view.byteOffset, bytes), src);
-  const len = heap.m._sp_wasm_encode_array(kind, src, n, src + at, room) >>> 0;
+  const len = heap.c.encodeArray(kind, src, n, src + at, room) >>> 0;
   if (len === 0) throw new EncodeFailure(codes.INTERNAL, 'C refused a numeric array');
   return [src + at, len];
 }

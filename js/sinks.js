@@ -8,10 +8,10 @@
 // touch: formats (writer.js), what a sink does with its spans, or what the
 // entries do with the result.
 
-import { cString } from './abi.js';
+import { cString, packageAbi, packageCalls } from './abi.js';
 import { ScratchpackError, codes } from './errors.js';
 
-export { HeapSink, SPAN, checkSpanLayout } from './sink-heap.js';
+export { HeapSink } from './sink-heap.js';
 export { ScratchSink } from './sink-scratch.js';
 export { TargetSink } from './sink-target.js';
 
@@ -42,10 +42,12 @@ const STAGE_KEEP = 4 << 20;
 export class Heap {
   constructor(m) {
     this.m = m;
+    this.c = packageCalls(m);                          // the module's calls (js/abi.js)
     this.memory = m.spMemory || m.wasmMemory;         // js/wasm.js finds it
-    this.max = m._sp_wasm_memory_max() >>> 0;          // the build's: 4 GiB - 64 KiB
+    this.max = this.c.memoryMax() >>> 0;               // the build's: 4 GiB - 64 KiB
     this.cap = this.max;                               // the instance's (setCap)
     this.refresh();
+    this.span = packageAbi(m, this.u8).span;           // a job's span record (sink-heap.js)
     this.stagePtr = 0;
     this.stageCap = 0;
   }
@@ -76,7 +78,7 @@ export class Heap {
   /** Caps growth at bytes (rounded down to 64 KiB pages); C's malloc then fails past it. */
   setCap(bytes) {
     this.cap = bytes - (bytes % 65536);
-    this.m._sp_wasm_set_memory_cap(this.cap);
+    this.c.setMemoryCap(this.cap);
   }
 
   /** A pointer or size C returned, as the unsigned number it is. */
@@ -92,15 +94,15 @@ export class Heap {
 
   alloc(n, what) {
     this.need(n, what);
-    let p = this.m._sp_wasm_alloc(n) >>> 0;
-    if (p === 0 && this.m._sp_wasm_trim() > 0) p = this.m._sp_wasm_alloc(n) >>> 0;   // caches give way
+    let p = this.c.alloc(n) >>> 0;
+    if (p === 0 && this.c.trim() > 0) p = this.c.alloc(n) >>> 0;   // caches give way
     if (p === 0) throw new ScratchpackError(codes.NOMEM, `no WASM memory for ${what} (${n} bytes)`);
     this.check(p + n);
     return p;
   }
 
   free(p, n) {
-    this.m._sp_wasm_free(p, n);
+    this.c.free(p, n);
   }
 
   /** A NUL-terminated C string at p. */

@@ -93,7 +93,7 @@ export class Tasks {
   /** encodeHere(value, via) encodes on this thread (the instance's encode; via: a contract or null). */
   constructor(heap, scratchSize, compression = 0, encodeHere = null) {
     this.heap = heap;
-    this.m = heap.m;
+    this.c = heap.c;                              // the module's calls (js/abi.js)
     this.F = packageAbi(heap.m, heap.u8).task;   // sp_wasm_task's fields, in 32-bit words
     this.scratchSize = scratchSize;
     this.compression = compression;   // sp_compression: the worker's to_array writes that layout
@@ -268,12 +268,12 @@ export class Tasks {
   // Stages a call's elements and task in linear memory and sets it going.
   // Returns false (nothing held) when the heap cannot give the memory.
   start(call) {
-    const { heap, m, F } = this;
+    const { heap, c, F } = this;
     const view = call.value, bytes = view.byteLength;
-    const src = m._sp_wasm_alloc(bytes) >>> 0;
-    const task = src ? m._sp_wasm_task_new() >>> 0 : 0;
+    const src = c.alloc(bytes) >>> 0;
+    const task = src ? c.taskNew() >>> 0 : 0;
     if (!task) {
-      if (src) m._sp_wasm_free(src, bytes);
+      if (src) c.free(src, bytes);
       return false;
     }
     heap.check(Math.max(src + bytes, task + F.bytes));         // the allocations may have grown memory
@@ -287,7 +287,7 @@ export class Tasks {
     this.running.add(call);
     this.staged += call.cost;
     this.peakStaged = Math.max(this.peakStaged, this.staged);
-    if (this.workers > 0 && m._sp_wasm_task_submit(task)) {
+    if (this.workers > 0 && c.taskSubmit(task)) {
       call.onWorker = true;
       waitDone(heap, w + F.state, F.done).then(() => this.finish(call));
     } else {
@@ -299,7 +299,7 @@ export class Tasks {
   // No worker: the task runs on this thread in a turn of its own.
   runHere(call) {
     if (!this.running.has(call)) return;           // close() settled it
-    this.m._sp_wasm_task_run(call.task);
+    this.c.taskRun(call.task);
     this.finish(call);
   }
 
@@ -308,16 +308,16 @@ export class Tasks {
     if (!this.running.has(call)) return;           // close() settled it
     this.running.delete(call);
     this.staged -= call.cost;
-    const { heap, m, F } = this;
+    const { heap, c, F } = this;
     heap.check(call.task + F.bytes);
     const w = call.task >>> 2, u32 = heap.u32;
     const code = u32[w + F.code], ptr = u32[w + F.result] >>> 0, n = u32[w + F.resultLen] >>> 0;
     heap.check(ptr + n);
     const out = code === 0 ? heap.u8.slice(ptr, ptr + n) : null;
     const cause = code === 0 ? '' : heap.cString(u32[w + F.cause] >>> 0);
-    if (ptr) m._sp_wasm_free(ptr, n);
-    m._sp_wasm_free(call.src, call.value.byteLength);
-    m._sp_wasm_task_free(call.task);
+    if (ptr) c.free(ptr, n);
+    c.free(call.src, call.value.byteLength);
+    c.taskFree(call.task);
     if (codeFromC(code) === codes.NOMEM && !call.retried && !call.signal?.aborted) {
       call.retried = true;              // other tasks filled the heap: once more, alone
       call.alone = true;

@@ -9,6 +9,7 @@
 // build does not otherwise expose). Nothing here imports a node: module:
 // Node's file reads live in files-node.js, which browser bundles never see.
 
+import { isPackageModule } from './abi.js';
 import { ScratchpackError, codes } from './errors.js';
 
 const isNode = typeof process === 'object' && !!process.versions?.node;
@@ -196,7 +197,7 @@ export function loadModuleSync({ files = packaged, log = (line) => console.error
   // With the instance received at once, Emscripten runs the module before
   // its factory returns (its promise resolves later): settings is the Module.
   factory(settings).catch(() => {});      // a failure is seen below, synchronously
-  if (failed !== null || typeof settings._sp_wasm_configure !== 'function' || !settings.spMemory)
+  if (failed !== null || !isPackageModule(settings) || !settings.spMemory)
     throw new ScratchpackError(codes.INTERNAL, `scratchpack: ${path} did not start${failed ? `: ${failed.message}` : ''}`,
       failed ? { cause: failed } : undefined);
   return settings;

@@ -4,15 +4,17 @@
 // (wasm/package/exports.txt, wasm/flows/exports.txt, wasm/wasi/exports.txt)
 // is the one source: every name in it is defined once in C and exported by
 // the build, every call JS makes is in it, and nothing else is exported.
+// In js/, abi.js alone names the package's exports (PACKAGE_CALLS), bound
+// once per module to the module's own functions.
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { WASI } from 'node:wasi';
 
 import { createScratchpack, decode } from '../../js/index.js';
-import { cString, packageAbi, readLayout } from '../../js/abi.js';
+import { PACKAGE_CALLS, PACKAGE_UNUSED, cString, packageAbi, packageCalls, readLayout } from '../../js/abi.js';
 import { codeFromC, codes } from '../../js/errors.js';
-import { Heap, SPAN } from '../../js/sinks.js';
+import { Heap } from '../../js/sinks.js';
 import { KIND } from '../../js/typed.js';
 import { loadModule } from '../../js/wasm.js';
 import { createFlows, flowFiles } from '../../web/trace.js';
@@ -58,10 +60,12 @@ for (const wasm of ['threads', 'single']) {
   });
 }
 
-test('the span record abi.js reads from the table is the one js/sinks.js checks at load', async () => {
+test('the span record the heap sinks read is the one the layout table states', async () => {
   for (const wasm of ['threads', 'single']) {
     const sp = await createScratchpack({ wasm });
-    assert.deepEqual({ ...packageAbi(sp._m, new Heap(sp._m).u8).span }, { ...SPAN });
+    const heap = new Heap(sp._m), { size, fields } = packageAbi(sp._m, heap.u8).layout.records.span;
+    assert.deepEqual({ ...heap.span }, { size, cur: fields.cur.offset, end: fields.end.offset,
+      base: fields.base.offset, mode: fields.mode.offset, scratch: packageAbi(sp._m, heap.u8).layout.consts.modeScratch });
     sp.close();
   }
 });
@@ -191,13 +195,39 @@ function callers() {
   return files.filter((f) => !f.endsWith('abi.test.js')).map((f) => [f, read(f)]);
 }
 
+test('abi.js binds every name of the package\'s export list, or says js/ does not call it', () => {
+  const bound = Object.values(PACKAGE_CALLS), listed = exportsOf('wasm/package/exports.txt').map((n) => `_${n}`);
+  assert.deepEqual(once([...bound, ...PACKAGE_UNUSED]), [], 'named twice in js/abi.js');
+  assert.deepEqual([...bound, ...PACKAGE_UNUSED].sort(), listed.sort());
+});
+
+test('no file in js/ but abi.js names a module\'s export', () => {
+  for (const f of filesIn('js/', '.js').filter((x) => x !== 'js/abi.js'))
+    assert.doesNotMatch(read(f), /_sp_(?:wasm|flow)_/, `${f} names an export: call it through js/abi.js`);
+});
+
+for (const wasm of ['threads', 'single']) {
+  test(`${wasm} build: a bound call is the module's own function from its first call on`, async () => {
+    const sp = await createScratchpack({ wasm });
+    const m = sp._m, c = packageCalls(m);
+    assert.equal(packageCalls(m), c, 'bound once per module');
+    assert.equal(c, sp._heap.c);
+    // Heap called memoryMax when it was made; kernel is called by stats() only.
+    assert.equal(c.memoryMax, m._sp_wasm_memory_max);
+    assert.match(Function.prototype.toString.call(c.memoryMax), /native code/);
+    assert.equal(cString(sp._heap.u8, c.kernel()), sp.stats().kernel);
+    assert.match(Function.prototype.toString.call(c.kernel), /native code/);
+    sp.close();
+  });
+}
+
 test('every call JS makes into a module is in its export list, and every listed name is called', () => {
   const listed = new Set([...exportsOf('wasm/package/exports.txt'), ...exportsOf('wasm/flows/exports.txt')]);
   const called = new Set();
   for (const [file, text] of callers())
     for (const [, name] of text.matchAll(/\b_(sp_(?:wasm|flow)_\w+)/g)) {
       assert.ok(listed.has(name), `${file} calls _${name}, which no export list names`);
-      called.add(name);
+      if (file !== 'js/abi.js' || !PACKAGE_UNUSED.includes(`_${name}`)) called.add(name);   // its list of unused ones calls none
     }
   for (const n of listed)
     if (n.startsWith('sp_')) assert.ok(called.has(n), `${n} is exported but no JS calls it`);

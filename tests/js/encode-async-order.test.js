@@ -58,11 +58,11 @@ describe('calls settle in submission order', () => {
 
 test('arrays under INLINE_MAX_BYTES are encoded here, bigger ones as tasks', async () => {
   const sp = await createScratchpack({ threads: 1 });
-  const m = sp._m;
-  m._sp_wasm_task_free(m._sp_wasm_task_new());      // Emscripten binds an export on its first call
-  const taskNew = m._sp_wasm_task_new;
+  const c = sp._heap.c;                              // the module's calls, as js/ makes them (js/abi.js)
+  c.taskFree(c.taskNew());                           // a bound call settles on its first call
+  const taskNew = c.taskNew;
   let tasks = 0;
-  m._sp_wasm_task_new = () => { tasks++; return taskNew(); };
+  c.taskNew = () => { tasks++; return taskNew(); };
   try {
     await sp.encodeAsync(new Uint8Array(INLINE_MAX_BYTES - 1).fill(1));   // bin, never a task
     await sp.encodeAsync(new Float64Array(INLINE_MAX_BYTES / 8 - 1));
@@ -70,7 +70,7 @@ test('arrays under INLINE_MAX_BYTES are encoded here, bigger ones as tasks', asy
     await sp.encodeAsync(new Float64Array(INLINE_MAX_BYTES / 8));
     assert.equal(tasks, 1);
   } finally {
-    m._sp_wasm_task_new = taskNew;
+    c.taskNew = taskNew;
     sp.close();
   }
 });

@@ -90,12 +90,12 @@ test('close() rejects queued calls with CLOSED', async () => {
 
 test('a call that finds the heap full waits for the calls in flight, then runs alone', async () => {
   const sp = await createScratchpack({ threads: 2 });
-  const m = sp._m;
-  m._sp_wasm_free(m._sp_wasm_alloc(8), 8);      // Emscripten binds an export on its first call: bind it now
-  const alloc = m._sp_wasm_alloc;
+  const c = sp._heap.c;                         // the module's calls, as js/ makes them (js/abi.js)
+  c.free(c.alloc(8), 8);                        // a bound call settles on its first call: settle it now
+  const alloc = c.alloc;
   let refusals = 0;
   // The heap has room for one staged array at a time: a second is refused.
-  m._sp_wasm_alloc = (n) => {
+  c.alloc = (n) => {
     if (n >= 100000 && sp._tasks.counts().running > 0) { refusals++; return 0; }
     return alloc(n);
   };
@@ -105,7 +105,7 @@ test('a call that finds the heap full waits for the calls in flight, then runs a
     assert.ok(refusals > 0);
     for (const b of out) assert.deepEqual(b, sp.encode(input));
   } finally {
-    m._sp_wasm_alloc = alloc;
+    c.alloc = alloc;
     sp.close();
   }
 });

@@ -14,8 +14,9 @@
 **                                      span is the plain writer's segments
 **                                      and finish writes the compressed form
 **   JS writes bytes at span.cur .. span.end (the sp_span at offset 0 of the
-**   job; sp_wasm_span_layout gives its offsets), then before any call below
-**   stores its cursor into span.cur; every call leaves the span up to date
+**   job; js/abi.js reads its offsets from the table of sp_wasm_abi.c), then
+**   before any call below stores its cursor into span.cur; every call
+**   leaves the span up to date
 **   sp_wasm_reserve(job, n)            the slow path: migrate / next segment
 **   sp_wasm_write_array(job, ...)      a typed array through sp_bulk
 **   sp_wasm_finish(job)                commit; then the pieces (copy-out,
@@ -27,18 +28,6 @@
 #include <string.h>
 
 #include "sp_wasm.h"
-
-/* js/sinks.js checks these when it loads: the span record's size, the
-** offsets of cur, end, base and mode, and the mode that means "scratch".
-** (The same numbers are in the layout table, sp_wasm_abi.c, which the rest
-** of js/ reads.) */
-const uint32_t *sp_wasm_span_layout(void) {
-  static const uint32_t layout[] = {
-    sizeof(sp_span), offsetof(sp_span, cur), offsetof(sp_span, end),
-    offsetof(sp_span, base), offsetof(sp_span, mode), SP_MODE_SCRATCH,
-  };
-  return layout;
-}
 
 /* JS wrote up to span.cur: the writer takes it back. */
 static sp_writer *span_in(sp_wasm_job *job) {
