@@ -1,17 +1,18 @@
 // abi.js -- the boundary between JS and a WebAssembly module: its export
-// names and its layouts. Owns: the package module's export names (the one
-// place in js/ that spells them: PACKAGE_CALLS below, bound once per module
-// into an object of plain functions, packageCalls), reading the layout table
-// each module exports (wasm/sp_abi.h: names, offsets and sizes computed by
-// the compiler of that very build, since wasm32 lays structs out otherwise
-// than a native build), checking that every field JS reads is there at the
-// width it reads, the readers and offsets built from it (the package's span
-// record, task record and stats; the page's trace events, fan-out samples
-// and measurements), and C strings. Must not touch: what a record or a call
-// means to its user (the sinks, tasks.js, scratchpack.js, web/trace.js
-// decide that). The modules' export lists are wasm/package/exports.txt,
-// wasm/flows/exports.txt and wasm/wasi/exports.txt; tests/js/abi.test.js
-// holds PACKAGE_CALLS and every call elsewhere to them. The page (web/), the
+// names and its layouts. Owns: the modules' export names (the one place in
+// js/ and web/ that spells them: PACKAGE_CALLS and FLOW_CALLS below, each
+// bound once per module into an object of plain functions, packageCalls and
+// flowCalls), reading the layout table each module exports (wasm/sp_abi.h:
+// names, offsets and sizes computed by the compiler of that very build,
+// since wasm32 lays structs out otherwise than a native build), checking
+// that every field JS reads is there at the width it reads, the readers and
+// offsets built from it (the package's span record, task record and stats;
+// the page's trace events, fan-out samples and measurements), and C
+// strings. Must not touch: what a record or a call means to its user (the
+// sinks, tasks.js, scratchpack.js, web/trace.js decide that). The modules'
+// export lists are wasm/package/exports.txt, wasm/flows/exports.txt and
+// wasm/wasi/exports.txt; tests/js/abi.test.js holds the tables here to them
+// and checks that no other file of js/ or web/ names an export. The
 // benchmarks (bench/) and the tests may call a module's exports by name.
 
 import { ScratchpackError, codes } from './errors.js';
@@ -105,33 +106,58 @@ export function isPackageModule(m) {
   return typeof m[PACKAGE_CALLS.abi] === 'function';
 }
 
-const packageCallsOf = new WeakMap();
+const callsOf = new WeakMap();     // module -> { table -> bound calls }
 
-/**
- * The package module's calls as one object of plain functions, bound once
- * per module: { alloc(n), reserve(job, n), ... } (PACKAGE_CALLS). Call
- * sites keep the object in a field. Emscripten 3.1.6 first exports a
- * wrapper that looks the WebAssembly function up on every call until it
- * is called once, when it puts the function itself in its place; each
- * entry here does the same, so that from its first call on it is the
- * WebAssembly function itself.
- */
-export function packageCalls(m) {
-  let c = packageCallsOf.get(m);
+// A module's calls named in `table` ({ short: export name }) as one object
+// of plain functions, bound once per module and table. Emscripten 3.1.6
+// first exports a wrapper that looks the WebAssembly function up on every
+// call until it is called once, when it puts the function itself in its
+// place; each entry here does the same, so that from its first call on it
+// is the WebAssembly function itself.
+function bindCalls(m, table, what) {
+  let byTable = callsOf.get(m);
+  if (byTable === undefined) callsOf.set(m, (byTable = new Map()));
+  let c = byTable.get(table);
   if (c === undefined) {
     c = {};
-    for (const [short, name] of Object.entries(PACKAGE_CALLS)) {
+    for (const [short, name] of Object.entries(table)) {
       if (typeof m[name] !== 'function')
-        throw new ScratchpackError(codes.INTERNAL, `the package module does not export ${name} (js/abi.js)`);
+        throw new ScratchpackError(codes.INTERNAL, `${what} does not export ${name} (js/abi.js)`);
       c[short] = (...args) => {
         const r = m[name](...args);
         c[short] = m[name];
         return r;
       };
     }
-    packageCallsOf.set(m, c);
+    byTable.set(table, c);
   }
   return c;
+}
+
+/**
+ * The package module's calls: { alloc(n), reserve(job, n), ... }
+ * (PACKAGE_CALLS), bound once per module. Call sites keep the object in a
+ * field.
+ */
+export function packageCalls(m) {
+  return bindCalls(m, PACKAGE_CALLS, 'the package module');
+}
+
+/** The page's flows module's calls, by short name (wasm/flows/exports.txt). */
+export const FLOW_CALLS = Object.freeze({
+  malloc: '_malloc', free: '_free', abi: '_sp_flow_abi',
+  events: '_sp_flow_events', eventCount: '_sp_flow_event_count', bytes: '_sp_flow_bytes',
+  overflow: '_sp_flow_overflow', result: '_sp_flow_result', resultLen: '_sp_flow_result_len',
+  message: '_sp_flow_message', writer: '_sp_flow_writer', envelope: '_sp_flow_envelope',
+  checkOuter: '_sp_flow_check_outer', entry: '_sp_flow_entry', measure: '_sp_flow_measure',
+  fanoutStart: '_sp_flow_fanout_start', fanoutFinish: '_sp_flow_fanout_finish',
+  fanoutSamples: '_sp_flow_fanout_samples', fanoutCount: '_sp_flow_fanout_count',
+  fanoutState: '_sp_flow_fanout_state',
+});
+
+/** The flows module's calls (FLOW_CALLS), bound once per module. */
+export function flowCalls(m) {
+  return bindCalls(m, FLOW_CALLS, 'the flows module');
 }
 
 const SPAN_FIELDS = ['cur', 'end', 'base', 'mode'];
@@ -204,7 +230,7 @@ const MEASUREMENT = ['bytesPerCall', 'allocsPerCall', 'length', 'usPerCall'];
  * `measurement` (its size; read(buffer, at)) and `fanoutRunning`.
  */
 export function flowsAbi(m, u8) {
-  const layout = readLayout(u8, m._sp_flow_abi());
+  const layout = readLayout(u8, flowCalls(m).abi());
   const where = 'the flows module';
   const event = need(layout, 'event', EVENT_BYTES, 1, where);
   need(layout, 'event', [...EVENT_WORDS, 'data'], 4, where);

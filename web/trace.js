@@ -11,7 +11,7 @@
 // Must not touch: the DOM or what a flow means (flows/*.js and model.js do
 // that).
 
-import { cString, flowsAbi } from '../js/abi.js';
+import { cString, flowCalls, flowsAbi } from '../js/abi.js';
 import { canUseThreads, loadModule } from '../js/wasm.js';
 
 export { canUseThreads };
@@ -69,6 +69,7 @@ export async function loadFlows(files = flowFiles()) {
 
 /** The flow runner over an instantiated module (Node tests build one themselves). */
 export function createFlows(m, threaded) {
+  const c = flowCalls(m);             // its calls, named in js/abi.js
   const mem = linearMemory(m);
   const abi = flowsAbi(m, mem.heap());  // the records' layouts, from the module itself
   return {
@@ -76,31 +77,31 @@ export function createFlows(m, threaded) {
 
     /** [1 .. nints, text] through to_array with a scratch of `scratch` bytes. */
     writer({ nints, text: s, scratch }) {
-      return readTrace(m, abi, mem.withString(s, (p, n) => m._sp_flow_writer(nints, p, n, scratch)));
+      return readTrace(m, abi, mem.withString(s, (p, n) => c.writer(nints, p, n, scratch)));
     },
 
     /** Outer{before, Envelope(Small{id, name, 1.5}), 99}; mode 0 legacy to_array, 1 to_output, 2 safe. */
     envelope({ mode, before, id, name, scratch = 0 }) {
       const code = mem.withString(before, (bp, bn) => mem.withString(name, (np, nn) =>
-        m._sp_flow_envelope(mode, bp, bn, id | 0, np, nn, scratch)));
+        c.envelope(mode, bp, bn, id | 0, np, nn, scratch)));
       const trace = readTrace(m, abi, code);
-      trace.readable = m._sp_flow_check_outer() === 1;
-      trace.readBack = cString(mem.heap(), m._sp_flow_message());
+      trace.readable = c.checkOuter() === 1;
+      trace.readBack = cString(mem.heap(), c.message());
       return trace;
     },
 
     /** One traced call of an entry (0 to_array, 1 to_output, 2 to_stream) on the small or big object. */
     entry({ entry, big }) {
-      return readTrace(m, abi, m._sp_flow_entry(entry, big ? 1 : 0));
+      return readTrace(m, abi, c.entry(entry, big ? 1 : 0));
     },
 
     /** The document's measurement: warm-up calls, then the mean over n calls, from the counters. */
     measure({ entry, big, warm = 200, n = 2000 }) {
-      const out = m._malloc(abi.measurement.bytes);
+      const out = c.malloc(abi.measurement.bytes);
       try {
-        const code = m._sp_flow_measure(entry, big ? 1 : 0, warm, n, out);
+        const code = c.measure(entry, big ? 1 : 0, warm, n, out);
         return { code, ...abi.measurement.read(mem.heap().buffer, out) };
-      } finally { m._free(out); }
+      } finally { c.free(out); }
     },
 
     /** The fan-out on pthreads (runFanout). */
@@ -113,6 +114,7 @@ export function createFlows(m, threaded) {
 
 // Strings into and out of linear memory.
 function linearMemory(m) {
+  const c = flowCalls(m);
   const heap = () => m.HEAPU8;      // memory never grows in these builds: the view stays valid
   const utf8 = new TextEncoder();
   return {
@@ -121,9 +123,9 @@ function linearMemory(m) {
     // refuses a shared view in Chromium, so encode then copy.)
     withString(s, fn) {
       const b = utf8.encode(s);
-      const p = m._malloc(b.length + 1);
+      const p = c.malloc(b.length + 1);
       heap().set(b, p);
-      try { return fn(p, b.length); } finally { m._free(p); }
+      try { return fn(p, b.length); } finally { c.free(p); }
     },
   };
 }
@@ -131,11 +133,12 @@ function linearMemory(m) {
 // The trace the last flow call recorded: its events (the bytes of each
 // WRITE), whether the trace overflowed, and the call's result bytes.
 function readTrace(m, abi, code) {
+  const c = flowCalls(m);
   const h = m.HEAPU8;
   const view = new DataView(h.buffer);
-  const base = m._sp_flow_events(), bytes = m._sp_flow_bytes();
+  const base = c.events(), bytes = c.bytes();
   const events = [];
-  for (let i = 0, n = m._sp_flow_event_count(); i < n; i++) {
+  for (let i = 0, n = c.eventCount(); i < n; i++) {
     const o = base + i * abi.event.bytes, e = abi.event.read(view, o);
     e.kind = KINDS[e.kind];
     e.buffer = BUFFERS[e.buffer];
@@ -145,9 +148,9 @@ function readTrace(m, abi, code) {
     }
     events.push(e);
   }
-  const r = m._sp_flow_result();
-  return { code, events, overflow: m._sp_flow_overflow() !== 0,
-    result: h.slice(r, r + m._sp_flow_result_len()) };
+  const r = c.result();
+  return { code, events, overflow: c.overflow() !== 0,
+    result: h.slice(r, r + c.resultLen()) };
 }
 
 /**
@@ -158,29 +161,30 @@ function readTrace(m, abi, code) {
  * Rejects with err.code 'no-threads' in the single-threaded build.
  */
 async function runFanout(m, abi, threaded, { kind, consumers, waves, parts, perPart }, onSample = () => {}, wait = tick) {
+  const c = flowCalls(m);
   if (!threaded) throw Object.assign(new Error('the fan-out needs the pthread build'), { code: 'no-threads' });
-  const w = m._malloc(waves.length * 4);
+  const w = c.malloc(waves.length * 4);
   new Uint32Array(m.HEAPU8.buffer, w, waves.length).set(waves);
   let rc;
   // -3: a worker of the last run has not gone back to the pthread pool yet.
-  for (let tries = 0; (rc = m._sp_flow_fanout_start(kind, consumers, w, waves.length, parts, perPart)) === -3 && tries < 50; tries++) {
-    while (!m._sp_flow_fanout_finish()) await wait();
+  for (let tries = 0; (rc = c.fanoutStart(kind, consumers, w, waves.length, parts, perPart)) === -3 && tries < 50; tries++) {
+    while (!c.fanoutFinish()) await wait();
     await wait(20);
   }
-  m._free(w);
+  c.free(w);
   if (rc !== 0) throw Object.assign(new Error(`the fan-out did not start (${rc})`), { code: 'start' });
   const samples = [];
   const collect = () => {
-    const n = m._sp_flow_fanout_count();
-    const u32 = new Uint32Array(m.HEAPU8.buffer), at = m._sp_flow_fanout_samples() >>> 2;
+    const n = c.fanoutCount();
+    const u32 = new Uint32Array(m.HEAPU8.buffer), at = c.fanoutSamples() >>> 2;
     for (let i = samples.length; i < n; i++) {
       samples.push(abi.sample.read(u32, at + i * (abi.sample.bytes >>> 2), consumers));
       onSample(samples[i], samples);
     }
   };
-  while (m._sp_flow_fanout_state() === abi.fanoutRunning) { collect(); await wait(); }
+  while (c.fanoutState() === abi.fanoutRunning) { collect(); await wait(); }
   collect();
-  while (!m._sp_flow_fanout_finish()) await wait();   // threads still exiting: then free the pool
+  while (!c.fanoutFinish()) await wait();   // threads still exiting: then free the pool
   return samples;
 }
 

@@ -12,7 +12,7 @@ import { test } from 'node:test';
 import { WASI } from 'node:wasi';
 
 import { createScratchpack, decode } from '../../js/index.js';
-import { PACKAGE_CALLS, PACKAGE_UNUSED, cString, packageAbi, packageCalls, readLayout } from '../../js/abi.js';
+import { FLOW_CALLS, PACKAGE_CALLS, PACKAGE_UNUSED, cString, packageAbi, packageCalls, readLayout } from '../../js/abi.js';
 import { codeFromC, codes } from '../../js/errors.js';
 import { Heap } from '../../js/sinks.js';
 import { KIND } from '../../js/typed.js';
@@ -201,9 +201,15 @@ test('abi.js binds every name of the package\'s export list, or says js/ does no
   assert.deepEqual([...bound, ...PACKAGE_UNUSED].sort(), listed.sort());
 });
 
-test('no file in js/ but abi.js names a module\'s export', () => {
-  for (const f of filesIn('js/', '.js').filter((x) => x !== 'js/abi.js'))
-    assert.doesNotMatch(read(f), /_sp_(?:wasm|flow)_/, `${f} names an export: call it through js/abi.js`);
+test('no file in js/ or web/ but abi.js names a module\'s export', () => {
+  for (const f of [...filesIn('js/', '.js'), ...filesIn('web/', '.js')].filter((x) => x !== 'js/abi.js'))
+    assert.doesNotMatch(read(f), /_sp_(?:wasm|flow)_|\b_(?:malloc|free)\b/, `${f} names an export: call it through js/abi.js`);
+});
+
+test('abi.js names every sp_ export of the flows module\'s list, once', () => {
+  const named = Object.values(FLOW_CALLS).map((n) => n.slice(1));
+  assert.equal(new Set(named).size, named.length);
+  assert.deepEqual([...named].sort(), exportsOf('wasm/flows/exports.txt').sort());
 });
 
 for (const wasm of ['threads', 'single']) {
