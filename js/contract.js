@@ -15,7 +15,7 @@
 // messages and the C generator.
 
 import { EncodeFailure, ScratchpackError, codes, describeValue, finishDecodeError } from './errors.js';
-import { decodeDefaults, decodeOptions } from './decoder.js';
+import { decodeDefaults, decodeOptions } from './decode-options.js';
 import { decodeTop } from './decompress.js';
 import { GrowSink } from './sink-grow.js';
 import { contractClasses } from './classify.js';
@@ -63,6 +63,27 @@ export function canCompile() {
   return compilable;
 }
 
+// The entries the package's encode and decode call a contract (or a list
+// of one) through: the top level, where an error's path gets its root.
+function addEntries(c) {
+  c._top = (depth) => {
+    try {
+      return c._dec(depth);
+    } catch (e) {
+      throw finishDecodeError(e);
+    }
+  };
+  c._encTop = (v) => {
+    try {
+      W.deeper(1);
+      c._enc(v, 1);
+    } catch (e) {
+      if (e instanceof EncodeFailure) e.root = '$';
+      throw e;
+    }
+  };
+}
+
 /**
  * A typed contract. Made by contract(); see index.d.ts. Its value is
  * written as an array (keys: 'index') or a map (keys: 'name').
@@ -85,22 +106,7 @@ export class Contract {
     // refer to each other in any order), these make it and go on.
     this._enc = (v, depth) => { this._build(); return this._enc(v, depth); };
     this._dec = (depth) => { this._build(); return this._dec(depth); };
-    this._top = (depth) => {
-      try {
-        return this._dec(depth);
-      } catch (e) {
-        throw finishDecodeError(e);
-      }
-    };
-    this._encTop = (v) => {
-      try {
-        W.deeper(1);
-        this._enc(v, 1);
-      } catch (e) {
-        if (e instanceof EncodeFailure) e.root = '$';
-        throw e;
-      }
-    };
+    addEntries(this);
     Object.defineProperty(this, '_sinks', { enumerable: false });
   }
 
@@ -190,22 +196,7 @@ export class ListContract {
       }
       return a;
     };
-    this._encTop = (v) => {
-      try {
-        W.deeper(1);
-        this._enc(v, 1);
-      } catch (e) {
-        if (e instanceof EncodeFailure) e.root = '$';
-        throw e;
-      }
-    };
-    this._top = (depth) => {
-      try {
-        return this._dec(depth);
-      } catch (e) {
-        throw finishDecodeError(e);
-      }
-    };
+    addEntries(this);
   }
 }
 for (const k of ['encode', 'decode', '_options', 'array']) ListContract.prototype[k] = Contract.prototype[k];

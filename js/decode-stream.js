@@ -23,7 +23,8 @@
 // ...) apply to the plain message, not to the blocks that carry it.
 
 import { ScratchpackError, codes, decodeError } from './errors.js';
-import { asBytes, decodeDefaults, decodeOptions } from './decoder.js';
+import { decodeDefaults, decodeOptions } from './decode-options.js';
+import { asBytes } from './decoder.js';
 import { decodeAt, decodeTop, framingOptions, mayBeCompressed, topEnd } from './decompress.js';
 import { Framer } from './framer.js';
 

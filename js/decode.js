@@ -1,6 +1,6 @@
 // decode.js -- decode without loading the WebAssembly module.
 // Owns: the standalone decode entry. Must not touch: decoder internals.
-import { decodeOptions } from './decoder.js';
+import { decodeOptions } from './decode-options.js';
 import { decodeTop } from './decompress.js';
 
 /**

@@ -1,70 +1,28 @@
 // decoder.js -- MessagePack bytes to JS values, in JS.
-// Owns: reading every format, the limits (depth, lengths), the checks that
-// come before any allocation (a claimed length must fit in what remains:
-// one byte per array element, two per map entry), typed-array decoding of
-// numeric arrays, error codes with byte offsets, the cache of short map
-// keys, and single tokens for a walker (readToken: the inspector). Must not
-// touch: the WASM module -- decoding builds JS values, which only JS can
-// do, so the bytes are read where they are.
+// Owns: the cursor (one per decode, module state, saved around user code)
+// and reading every format at it, the limits (depth, lengths), the checks
+// that come before any allocation (a claimed length must fit in what
+// remains: one byte per array element, two per map entry), error codes
+// with byte offsets, the cache of short map keys, single tokens for a
+// walker (readToken: the inspector), and the typed reads a contract's
+// decoder makes at the cursor (D). Numeric arrays as typed arrays are
+// scanned in decode-numbers.js, options checked in decode-options.js. Must
+// not touch: the WASM module -- decoding builds JS values, which only JS
+// can do, so the bytes are read where they are.
 
-import { Ext, extDecode, extensionTable } from './ext.js';
+import { decodeDefaults } from './decode-options.js';
+import { scanEnd, scanNumbers } from './decode-numbers.js';
+import { Ext, extDecode } from './ext.js';
 import { ScratchpackError, codes, decodeError, isStackOverflow } from './errors.js';
-import { intRange, isTypedCtor } from './typed.js';
+import { formatName } from './format-name.js';
+import { intRange } from './typed.js';
 import { readUtf8 } from './text.js';
-
-/** The defaults of every decode option. */
-export const decodeDefaults = Object.freeze({
-  int64: 'auto',          // 'auto' | 'bigint' | 'number' | 'string'
-  maps: 'auto',           // 'auto' (objects while keys are strings) | 'object' | 'map'
-  binary: 'copy',         // 'copy' | 'view' (a view of the input's memory)
-  typedArrays: false,     // false | 'auto' | a typed array constructor
-  maxDepth: 500,
-  maxStrLength: 0xffffffff,
-  maxBinLength: 0xffffffff,
-  maxArrayLength: 0xffffffff,
-  maxMapLength: 0xffffffff,
-  maxExtLength: 0xffffffff,
-  extensions: null,       // the user's ext types (ext.js): decoded by their decode()
-  decompress: true,       // detect Lz4Block / Lz4BlockArray at the top (decompress.js)
-  maxDecompressedLength: 64 * 1024 * 1024,   // plain bytes of a compressed message, checked first
-});
-// (and `contract`, no default: a contract (contract.js) the message is read as a value of)
-
-const int64Modes = ['auto', 'bigint', 'number', 'string'];
-const mapModes = ['auto', 'object', 'map'];
-
-/** Checks and completes decode options (a frozen, reusable object). */
-export function decodeOptions(o, base = decodeDefaults) {
-  if (o === undefined || o === null) return base;
-  if (o.contract !== undefined && o.contract !== null && typeof o.contract._options === 'function' &&
-      Object.keys(o).length === 1) return o.contract._options(base);   // cached per base
-  const r = { ...base, ...o };
-  const bad = (what) => new ScratchpackError(codes.INVALID_ARGUMENT, what);
-  for (const k of Object.keys(o))             // a misspelt name is an error, not a default
-    if (!(k in decodeDefaults) && k !== 'bulkRead' && k !== 'inflate' && k !== 'contract')   // (hooks an instance adds; contract.js)
-      throw bad(`unknown decode option '${k}'; known: ${Object.keys(decodeDefaults).join(', ')}`);
-  if (!int64Modes.includes(r.int64)) throw bad(`int64 must be one of ${int64Modes.join(', ')}`);
-  if (!mapModes.includes(r.maps)) throw bad(`maps must be one of ${mapModes.join(', ')}`);
-  if (r.binary !== 'copy' && r.binary !== 'view') throw bad("binary must be 'copy' or 'view'");
-  if (r.typedArrays !== false && r.typedArrays !== 'auto' && !isTypedCtor(r.typedArrays))
-    throw bad("typedArrays must be false, 'auto' or a typed array constructor");
-  if (typeof r.decompress !== 'boolean') throw bad('decompress must be true or false');
-  for (const k of ['maxDepth', 'maxStrLength', 'maxBinLength', 'maxArrayLength', 'maxMapLength', 'maxExtLength',
-    'maxDecompressedLength'])
-    if (!Number.isInteger(r[k]) || r[k] < 0) throw bad(`${k} must be a non-negative integer`);
-  r.extensions = extensionTable(r.extensions);
-  if (r.contract === undefined) r.contract = null;
-  if (r.contract !== null && (typeof r.contract !== 'object' || typeof r.contract._top !== 'function'))
-    throw bad('contract must be a contract made by contract()');
-  return Object.freeze(r);
-}
 
 let src = null;
 let pos = 0;
 let len = 0;
 let dv = null;
 let opt = decodeDefaults;
-let f64 = new Float64Array(1024);    // typed decoding scans numbers into this first
 
 /** Decodes exactly one value from bytes (a Uint8Array, ArrayBuffer or other view). */
 export function decodeValue(bytes, options) {
@@ -388,8 +346,8 @@ function readArray(n, depth, at) {
       const r = opt.bulkRead(src, at, n, opt.typedArrays);   // C, when an instance offers it
       if (r !== null) { pos = r[1]; return r[0]; }
     }
-    const t = readTyped(n);
-    if (t !== null) return t;
+    const t = scanNumbers(src, view(), pos, len, n, opt.typedArrays);
+    if (t !== null) { pos = scanEnd; return t; }
   }
   const a = new Array(n);
   for (let i = 0; i < n; i++) {
@@ -483,199 +441,13 @@ function readIntoMap(m, n, depth, first) {
   return m;
 }
 
-// ---- numeric arrays as typed arrays ----------------------------------------
-
-// Scans n numbers into f64 (a tight loop over locals: this is the hot path
-// of numeric payloads); returns the typed array, or null (pos unchanged)
-// when an element is not a number or does not fit the requested type.
-const INT = 1, F32 = 2, F64 = 4;
-
-function readTyped(n) {
-  const start = pos;
-  const r = scanTyped(n);
-  if (r === null) pos = start;
-  return r;
-}
-
-function scanTyped(n) {
-  const ctor = opt.typedArrays;
-  if (typeof BigInt64Array === 'function' && (ctor === BigInt64Array || ctor === BigUint64Array))
-    return readBigTyped(n, ctor);
-  const wanted = ctor === 'auto' ? null : intRange(ctor);
-  if (wanted !== null) return scanInts(n, new ctor(n), wanted[0], wanted[1]);
-  if (f64.length < n) f64 = new Float64Array(Math.max(n, f64.length * 2));
-  const out = f64, s = src, end = len, d = view();
-  let p = pos, kinds = 0, min = 0, max = 0;
-  for (let i = 0; i < n; i++) {
-    if (p >= end) return null;
-    const c = s[p];
-    let v;
-    if (c < 0x80) { v = c; p += 1; kinds |= INT; }
-    else if (c >= 0xe0) { v = c - 256; p += 1; kinds |= INT; }
-    else if (c === 0xcd) {
-      if (p + 3 > end) return null;
-      v = (s[p + 1] << 8) | s[p + 2]; p += 3; kinds |= INT;
-    } else if (c === 0xcc) {
-      if (p + 2 > end) return null;
-      v = s[p + 1]; p += 2; kinds |= INT;
-    } else if (c === 0xd2 || c === 0xce) {
-      if (p + 5 > end) return null;
-      v = (s[p + 1] << 24) | (s[p + 2] << 16) | (s[p + 3] << 8) | s[p + 4];
-      if (c === 0xce) v >>>= 0;
-      p += 5; kinds |= INT;
-    } else if (c === 0xd1) {
-      if (p + 3 > end) return null;
-      v = (((s[p + 1] << 8) | s[p + 2]) << 16) >> 16; p += 3; kinds |= INT;
-    } else if (c === 0xd0) {
-      if (p + 2 > end) return null;
-      v = (s[p + 1] << 24) >> 24; p += 2; kinds |= INT;
-    } else if (c === 0xcb) {
-      if (p + 9 > end) return null;
-      v = d.getFloat64(p + 1); p += 9; kinds |= F64;
-    } else if (c === 0xca) {
-      if (p + 5 > end) return null;
-      v = d.getFloat32(p + 1); p += 5; kinds |= F32;
-    } else {
-      pos = p;                                   // the 64-bit integer forms: the slow way
-      v = scalar(c);
-      p = pos;
-      if (v === undefined) return null;
-      kinds |= c === 0xca ? F32 : c === 0xcb ? F64 : INT;
-    }
-    if (v < min) min = v;
-    else if (v > max) max = v;
-    out[i] = v;
-  }
-  const type = ctor === 'auto' ? autoType(kinds === INT, kinds === F32, min, max) : ctor;
-  if (type === null) return null;
-  const range = intRange(type);
-  if (range !== null && (kinds !== INT || min < range[0] || max > range[1])) return null;
-  const a = new type(n);
-  a.set(n === out.length ? out : out.subarray(0, n));
-  pos = p;
-  return a;
-}
-
-// Integers straight into the requested integer array, each checked against
-// its range; null at the first element that is not an integer that fits.
-function scanInts(n, a, lo, hi) {
-  const s = src, end = len;
-  let p = pos;
-  for (let i = 0; i < n; i++) {
-    if (p >= end) return null;
-    const c = s[p];
-    let v;
-    if (c < 0x80) { v = c; p += 1; }
-    else if (c === 0xcd) {
-      if (p + 3 > end) return null;
-      v = (s[p + 1] << 8) | s[p + 2]; p += 3;
-    } else if (c >= 0xe0) { v = c - 256; p += 1; }
-    else if (c === 0xcc) {
-      if (p + 2 > end) return null;
-      v = s[p + 1]; p += 2;
-    } else if (c === 0xd2 || c === 0xce) {
-      if (p + 5 > end) return null;
-      v = (s[p + 1] << 24) | (s[p + 2] << 16) | (s[p + 3] << 8) | s[p + 4];
-      if (c === 0xce) v >>>= 0;
-      p += 5;
-    } else if (c === 0xd1) {
-      if (p + 3 > end) return null;
-      v = (((s[p + 1] << 8) | s[p + 2]) << 16) >> 16; p += 3;
-    } else if (c === 0xd0) {
-      if (p + 2 > end) return null;
-      v = (s[p + 1] << 24) >> 24; p += 2;
-    } else {
-      return null;                                // 64-bit forms and floats never fit here
-    }
-    if (v < lo || v > hi) return null;
-    a[i] = v;
-  }
-  pos = p;
-  return a;
-}
-
-function autoType(ints, f32s, min, max) {
-  if (ints) {
-    if (min >= -2147483648 && max <= 2147483647) return Int32Array;
-    if (min >= 0 && max <= 4294967295) return Uint32Array;
-    return Number.isSafeInteger(min) && Number.isSafeInteger(max) ? Float64Array : null;
-  }
-  return f32s ? Float32Array : Float64Array;
-}
-
-// One non-fixint number at pos (its first byte is c), or undefined.
-function scalar(c) {
-  const p = pos;
-  switch (c) {
-    case 0xcc: if (len - p < 2) return undefined; pos += 2; return src[p + 1];
-    case 0xcd: if (len - p < 3) return undefined; pos += 3; return (src[p + 1] << 8) | src[p + 2];
-    case 0xce: if (len - p < 5) return undefined; pos += 5; return view().getUint32(p + 1);
-    case 0xd0: if (len - p < 2) return undefined; pos += 2; return (src[p + 1] << 24) >> 24;
-    case 0xd1: if (len - p < 3) return undefined; pos += 3; return view().getInt16(p + 1);
-    case 0xd2: if (len - p < 5) return undefined; pos += 5; return view().getInt32(p + 1);
-    case 0xca: if (len - p < 5) return undefined; pos += 5; return view().getFloat32(p + 1);
-    case 0xcb: if (len - p < 9) return undefined; pos += 9; return view().getFloat64(p + 1);
-    case 0xcf: case 0xd3: {
-      if (len - p < 9) return undefined;
-      const hi = c === 0xcf ? view().getUint32(p + 1) : view().getInt32(p + 1);
-      const v = hi * 4294967296 + view().getUint32(p + 5);
-      if (!Number.isSafeInteger(v)) return undefined;
-      pos += 9;
-      return v;
-    }
-    default: return undefined;
-  }
-}
-
-function readBigTyped(n, ctor) {
-  const start = pos;
-  const a = new ctor(n);
-  const lo = ctor === BigInt64Array ? -(2n ** 63n) : 0n;
-  const hi = ctor === BigInt64Array ? 2n ** 63n - 1n : 2n ** 64n - 1n;
-  for (let i = 0; i < n; i++) {
-    if (pos >= len) { pos = start; return null; }
-    const c = src[pos];
-    let v;
-    if (c === 0xcf || c === 0xd3) {
-      if (len - pos < 9) { pos = start; return null; }
-      v = c === 0xcf ? view().getBigUint64(pos + 1) : view().getBigInt64(pos + 1);
-      pos += 9;
-    } else {
-      const x = c < 0x80 ? (pos++, c) : c >= 0xe0 ? (pos++, c - 256) : scalar(c);
-      if (x === undefined || c === 0xca || c === 0xcb) { pos = start; return null; }
-      v = BigInt(x);
-    }
-    if (v < lo || v > hi) { pos = start; return null; }
-    a[i] = v;
-  }
-  return a;
-}
-
 // ---- contracts ---------------------------------------------------------------
 // A contract's decoder (contract-compile.js, contract-interp.js) reads
 // through these: each reads one value of the type asked for at pos, with
 // the checks and limits above, and fails with TYPE (a value of another
 // type) or OVERFLOW (an integer out of the field's range) at its offset.
 
-const FORMAT_NAMES = [[0x80, 'a positive fixint'], [0x90, 'a map'], [0xa0, 'an array'], [0xc0, 'a str']];
-
-// What the byte at p starts, for messages.
-function formatAt(p) {
-  if (p >= len) return 'the end of the input';
-  const c = src[p];
-  if (c < 0xc0) return FORMAT_NAMES.find(([lim]) => c < lim)[1];
-  if (c >= 0xe0) return 'a negative fixint';
-  if (c === 0xc0) return 'nil';
-  if (c === 0xc2 || c === 0xc3) return 'a bool';
-  if (c <= 0xc6) return c === 0xc1 ? 'the never-used byte 0xc1' : 'a bin';
-  if (c <= 0xc9 || (c >= 0xd4 && c <= 0xd8)) return c === 0xd6 || c === 0xd7 || c === 0xc7 ? 'an ext (or timestamp)' : 'an ext';
-  if (c <= 0xcb) return c === 0xca ? 'a float 32' : 'a float 64';
-  if (c <= 0xd3) return 'an integer';
-  if (c <= 0xdb) return 'a str';
-  return c <= 0xdd ? 'an array' : 'a map';
-}
-
-const wrong = (what) => decodeError(codes.TYPE, pos, `expected ${what}, got ${formatAt(pos)}`);
+const wrong = (what) => decodeError(codes.TYPE, pos, `expected ${what}, got ${formatName(src, pos, len)}`);
 const outOfRange = (at, v, what) => decodeError(codes.OVERFLOW, at, `${v} does not fit ${what}`);
 
 // An integer of any form as a number (64-bit forms past 2^53 as a BigInt), or undefined.
@@ -694,6 +466,17 @@ function intHere() {
   return undefined;
 }
 
+// The element count of the array (fix: 0x90, x16: 0xdc) or map (0x80,
+// 0xde) header at pos, consumed; TYPE for anything else.
+function countHere(fix, x16, what, kind) {
+  const at = pos, c = pos < len ? src[pos] : -1;
+  if (c >= fix && c < fix + 16) { pos++; return c & 15; }
+  if (c === x16) { pos++; return len16(at, `${kind} 16 header`); }
+  if (c === x16 + 1) { pos++; return len32(at, `${kind} 32 header`); }
+  if (c < 0) throw truncated(at, 'a value (no bytes left)');
+  throw wrong(what);
+}
+
 /** The decoder's primitives for contract decoders (depth: as read()'s). */
 export const D = Object.freeze({
   /** Consumes a nil and returns true, or returns false. */
@@ -704,22 +487,14 @@ export const D = Object.freeze({
   /** Whether any bytes are left (a missing value is TRUNCATED, not TYPE). */
   more() { return pos < len; },
   array(depth, what) {
-    const at = pos, c = pos < len ? src[pos] : -1;
-    let n;
-    if (c >= 0x90 && c < 0xa0) { pos++; n = c & 15; }
-    else if (c === 0xdc) { pos++; n = len16(at, 'an array 16 header'); }
-    else if (c === 0xdd) { pos++; n = len32(at, 'an array 32 header'); }
-    else { if (c < 0) throw truncated(at, 'a value (no bytes left)'); throw wrong(what); }
+    const at = pos;
+    const n = countHere(0x90, 0xdc, what, 'an array');
     arrayHeader(n, depth, at);
     return n;
   },
   map(depth, what) {
-    const at = pos, c = pos < len ? src[pos] : -1;
-    let n;
-    if (c >= 0x80 && c < 0x90) { pos++; n = c & 15; }
-    else if (c === 0xde) { pos++; n = len16(at, 'a map 16 header'); }
-    else if (c === 0xdf) { pos++; n = len32(at, 'a map 32 header'); }
-    else { if (c < 0) throw truncated(at, 'a value (no bytes left)'); throw wrong(what); }
+    const at = pos;
+    const n = countHere(0x80, 0xde, what, 'a map');
     mapHeader(n, depth, at);
     return n;
   },

@@ -5,7 +5,8 @@
 // not touch: reading bytes (decoder.js does all of it) or the command line
 // (cli.js).
 
-import { decodeDefaults, decodeEnd, decodeFrom, decodeOptions, decodeValue, readToken } from './decoder.js';
+import { decodeDefaults, decodeOptions } from './decode-options.js';
+import { decodeEnd, decodeFrom, decodeValue, readToken } from './decoder.js';
 import { codes, decodeError } from './errors.js';
 import { Ext } from './ext.js';
 

@@ -6,7 +6,7 @@
 // module (scratchpack.js hands the checked values to C) or what the options
 // do.
 
-import { decodeDefaults } from './decoder.js';
+import { decodeDefaults } from './decode-options.js';
 import { ScratchpackError, codes } from './errors.js';
 import { extensionTable } from './ext.js';
 import { U32_MAX } from './sinks.js';

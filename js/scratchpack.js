@@ -11,7 +11,7 @@
 // and reads its records).
 
 import { packageAbi, packageCalls } from './abi.js';
-import { decodeDefaults, decodeOptions } from './decoder.js';
+import { decodeDefaults, decodeOptions } from './decode-options.js';
 import { bufferValues, streamOptions, streamValues } from './decode-stream.js';
 import { decodeTop } from './decompress.js';
 import { streamCompressed, streamEncode } from './encode-stream.js';

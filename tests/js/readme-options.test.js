@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 
-import { decodeDefaults } from '../../js/decoder.js';
+import { decodeDefaults } from '../../js/decode-options.js';
 import { normalize } from '../../js/scratchpack.js';
 
 const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');

@@ -1,0 +1,55 @@
+// decode-options.js -- what a decode may be asked for, checked once.
+// Owns: every decode option's name, default and range, and the frozen,
+// reusable options object a decode reads. Must not touch: the bytes
+// (decoder.js reads them with these options).
+
+import { ScratchpackError, codes } from './errors.js';
+import { extensionTable } from './ext.js';
+import { isTypedCtor } from './typed.js';
+
+/** The defaults of every decode option. */
+export const decodeDefaults = Object.freeze({
+  int64: 'auto',          // 'auto' | 'bigint' | 'number' | 'string'
+  maps: 'auto',           // 'auto' (objects while keys are strings) | 'object' | 'map'
+  binary: 'copy',         // 'copy' | 'view' (a view of the input's memory)
+  typedArrays: false,     // false | 'auto' | a typed array constructor
+  maxDepth: 500,
+  maxStrLength: 0xffffffff,
+  maxBinLength: 0xffffffff,
+  maxArrayLength: 0xffffffff,
+  maxMapLength: 0xffffffff,
+  maxExtLength: 0xffffffff,
+  extensions: null,       // the user's ext types (ext.js): decoded by their decode()
+  decompress: true,       // detect Lz4Block / Lz4BlockArray at the top (decompress.js)
+  maxDecompressedLength: 64 * 1024 * 1024,   // plain bytes of a compressed message, checked first
+});
+// (and `contract`, no default: a contract (contract.js) the message is read as a value of)
+
+const int64Modes = ['auto', 'bigint', 'number', 'string'];
+const mapModes = ['auto', 'object', 'map'];
+
+/** Checks and completes decode options (a frozen, reusable object). */
+export function decodeOptions(o, base = decodeDefaults) {
+  if (o === undefined || o === null) return base;
+  if (o.contract !== undefined && o.contract !== null && typeof o.contract._options === 'function' &&
+      Object.keys(o).length === 1) return o.contract._options(base);   // cached per base
+  const r = { ...base, ...o };
+  const bad = (what) => new ScratchpackError(codes.INVALID_ARGUMENT, what);
+  for (const k of Object.keys(o))             // a misspelt name is an error, not a default
+    if (!(k in decodeDefaults) && k !== 'bulkRead' && k !== 'inflate' && k !== 'contract')   // (hooks an instance adds; contract.js)
+      throw bad(`unknown decode option '${k}'; known: ${Object.keys(decodeDefaults).join(', ')}`);
+  if (!int64Modes.includes(r.int64)) throw bad(`int64 must be one of ${int64Modes.join(', ')}`);
+  if (!mapModes.includes(r.maps)) throw bad(`maps must be one of ${mapModes.join(', ')}`);
+  if (r.binary !== 'copy' && r.binary !== 'view') throw bad("binary must be 'copy' or 'view'");
+  if (r.typedArrays !== false && r.typedArrays !== 'auto' && !isTypedCtor(r.typedArrays))
+    throw bad("typedArrays must be false, 'auto' or a typed array constructor");
+  if (typeof r.decompress !== 'boolean') throw bad('decompress must be true or false');
+  for (const k of ['maxDepth', 'maxStrLength', 'maxBinLength', 'maxArrayLength', 'maxMapLength', 'maxExtLength',
+    'maxDecompressedLength'])
+    if (!Number.isInteger(r[k]) || r[k] < 0) throw bad(`${k} must be a non-negative integer`);
+  r.extensions = extensionTable(r.extensions);
+  if (r.contract === undefined) r.contract = null;
+  if (r.contract !== null && (typeof r.contract !== 'object' || typeof r.contract._top !== 'function'))
+    throw bad('contract must be a contract made by contract()');
+  return Object.freeze(r);
+}
