@@ -185,6 +185,13 @@ export class ListContract {
         throw runtime.index(e, i);
       }
     };
+    // One element as a piece of its own (encodeToStream walks a list element by element).
+    // (Its errors' paths are relative: the walk puts the element's before them.)
+    this._encElement = (x) => {
+      if (typeof x !== 'object' || x === null) throw runtime.type(each, x);
+      W.deeper(1);
+      of._enc(x, 1);
+    };
     this._dec = (depth) => {
       const n = D.array(depth, what);
       const a = new Array(n);

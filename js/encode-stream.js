@@ -11,7 +11,9 @@
 // or object (at any depth) is written as its header, then element by
 // element; a big str or bin as its header, then in slices; anything else in
 // one piece (a numeric typed array too: C writes it whole; and a value of
-// an extension's class: its encode gives its bytes at once). After a
+// an extension's class: its encode gives its bytes at once). Through a
+// list contract (Rec.array()), the root array goes element by element,
+// each element whole through the contract. After a
 // piece, once the writer has moved past a segment, everything written goes
 // to the writable as one chunk (a copy), the segments go back to the pool,
 // and the walk waits while the writable asks it to. So WASM holds at most
@@ -42,10 +44,10 @@ const ARRAY_FRAME = 0, OBJECT_FRAME = 1, MAP_FRAME = 2, BYTES = 3, TEXT = 4;
  * and releases. Resolves to the bytes handed to out. isClosed() is asked
  * after every wait: a closed instance stops the walk with CANCELLED.
  */
-export async function streamEncode(sink, value, out, maxDepth, isClosed, exts = null) {
+export async function streamEncode(sink, value, out, maxDepth, isClosed, exts = null, list = null) {
   const walk = new StreamWalk(sink, out, maxDepth, isClosed, exts);
   try {
-    await walk.run(value);
+    await walk.run(value, list);
     try {
       await out.done();
     } catch (e) {
@@ -106,19 +108,22 @@ class StreamWalk {
     this.isClosed = isClosed;
     this.frames = [];                   // containers being written element by element, outermost first
     this.sent = 0;                      // bytes handed to the writable so far
+    this.root = '';                     // '$' through a list contract, as a contract's paths begin
     this.spanEnd = 0;                   // the end of the first span since the last hand-off
   }
 
-  async run(value) {
+  // list: the list contract (contract.js) the value is written through, or null.
+  async run(value, list) {
     const s = this.sink;
     s.beginStream();
+    if (list !== null) this.root = '$';
     let whole;
     try {
-      whole = !this.enter(value, null);
+      whole = !(list === null ? this.enter(value, null) : this.enterList(value, list));
     } catch (e) {
       throw this.foreign(e, null);
     }
-    if (whole) this.write(value, null, 0);
+    if (whole) this.write(value, null, 0, list === null ? null : list._encTop);
     while (this.frames.length > 0) {
       this.step();
       if (s.end !== this.spanEnd) {     // a new span: the writer has moved past a segment
@@ -146,6 +151,10 @@ class StreamWalk {
       if (f.kind === ARRAY_FRAME) {
         at = indexStep(i);
         v = f.v[i];
+        if (f.via !== null) {               // a list contract's element: whole, through its contract
+          this.write(v, at, f.depth, f.via);
+          return;
+        }
       } else if (f.kind === OBJECT_FRAME) {
         const k = f.keys[i];
         at = keyStep(k);
@@ -190,8 +199,17 @@ class StreamWalk {
     }
     const keys = kind === OBJECT_FRAME ? Object.keys(v) : null;
     const n = kind === ARRAY_FRAME ? v.length : kind === MAP_FRAME ? v.size : keys.length;
-    return this.push({ kind, v, keys, entries: kind === MAP_FRAME ? v.entries() : null, i: 0, n, at },
+    return this.push({ kind, v, keys, entries: kind === MAP_FRAME ? v.entries() : null, i: 0, n, at, via: null },
       new StreamPart(kind === ARRAY_FRAME ? 'array' : 'map', n));
+  }
+
+  // The root, a big array written through a list contract: its header, then
+  // each element through the list's contract. Anything else is written
+  // whole, where the contract's checks fail as encode()'s do.
+  enterList(v, list) {
+    if (!Array.isArray(v) || isSmall(v)) return false;
+    return this.push({ kind: ARRAY_FRAME, v, keys: null, entries: null, i: 0, n: v.length, at: null, via: list._encElement },
+      new StreamPart('array', v.length));
   }
 
   // A bin (a VIEW that is not a numeric typed array, or a BUFFER) of more than BIG_LEAF bytes.
@@ -253,10 +271,11 @@ class StreamWalk {
     this.part(part, null);
   }
 
-  // One piece, written whole, as an element of the container at 'depth'.
-  write(v, at, depth) {
+  // One piece, written whole, as an element of the container at 'depth'
+  // (via: a contract's encoder for it, or null).
+  write(v, at, depth, via = null) {
     try {
-      encodeWith(this.sink, v, this.maxDepth - depth, this.exts);
+      encodeWith(this.sink, v, this.maxDepth - depth, this.exts, via);
     } catch (e) {
       throw this.rebase(e, at);
     }
@@ -276,7 +295,7 @@ class StreamWalk {
         const wait = this.out.write(chunk);
         if (wait !== undefined) await wait;
       } catch (e) {
-        throw sinkFailure(e, this.sent, last ? '' : formatPath(this.steps(this.lastStep())));
+        throw sinkFailure(e, this.sent, last ? '' : this.root + formatPath(this.steps(this.lastStep())));
       }
     }
     if (this.isClosed())
@@ -304,6 +323,7 @@ class StreamWalk {
   failure(code, what, at) {
     const f = new EncodeFailure(code, what);
     f.steps = this.steps(at).reverse();         // innermost first, as they unwind
+    f.root = this.root;
     return finishEncodeError(f);
   }
 
@@ -311,7 +331,8 @@ class StreamWalk {
   // the current entry, rebased to the message.
   rebase(e, at) {
     if (!(e instanceof ScratchpackError) || e.path === null) return e;
-    const path = abbreviatePath(formatPath(this.steps(at)) + e.path);
+    const rel = e.path.startsWith('$') ? e.path.slice(1) : e.path;   // (a whole value through its contract)
+    const path = abbreviatePath(this.root + formatPath(this.steps(at)) + rel);
     const offset = e.offset >= 0 ? e.offset + this.sent : undefined;
     const cut = e.message.lastIndexOf(` at ${e.path === '' ? 'the value itself' : e.path}`);
     const what = cut >= 0 ? e.message.slice(0, cut) : e.message;

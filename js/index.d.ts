@@ -493,7 +493,11 @@ export declare class Scratchpack {
    */
   encodeToStream<T>(this: Scratchpack, value: EncodableValue<T>,
     writable: NodeWritableLike | WritableStreamLike): Promise<number>;
-  /** Through a contract: the message is written whole, then handed to the stream a segment at a time. */
+  /**
+   * Through a contract: a list contract's value (`Rec.array()`) goes element
+   * by element, each element whole, as a plain array does; one contract's
+   * value is written whole, then handed to the stream a segment at a time.
+   */
   encodeToStream<T>(this: Scratchpack, value: T, writable: NodeWritableLike | WritableStreamLike,
     options: ContractOption<T>): Promise<number>;
 

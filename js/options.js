@@ -121,13 +121,19 @@ export function normalize(o) {
 
 /** The encoder of an entry's { contract } option (contract.js), or null. */
 export function contractOf(options) {
+  const c = contractOption(options);
+  return c === null ? null : c._encTop;
+}
+
+/** An entry's { contract } option itself (contract.js), checked, or null. */
+export function contractOption(options) {
   if (options === undefined || options === null) return null;
   if (typeof options !== 'object') throw bad('options must be an object { contract }');
   onlyKnown(options, ['contract'], 'encode option');
   const c = options.contract;
   if (c === undefined || c === null) return null;
   if (typeof c !== 'object' || typeof c._encTop !== 'function') throw bad('contract must be a contract made by contract()');
-  return c._encTop;
+  return c;
 }
 
 /**

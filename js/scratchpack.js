@@ -18,7 +18,7 @@ import { streamCompressed, streamEncode } from './encode-stream.js';
 import { ScratchpackError, codeFromC, codes, finishEncodeError } from './errors.js';
 import { Lease } from './lease.js';
 import { LZ4_BAD_OFFSET, LZ4_TOO_LONG, LZ4_TRUNCATED } from './lz4.js';
-import { COMPRESSIONS, asyncSignal, bad, contractOf, normalize } from './options.js';
+import { COMPRESSIONS, asyncSignal, bad, contractOf, contractOption, normalize } from './options.js';
 import { Heap, HeapSink, ScratchSink, TargetSink } from './sinks.js';
 import { openWritable } from './stream.js';
 import { Tasks } from './tasks.js';
@@ -312,14 +312,17 @@ export class Scratchpack {
    */
   async encodeToStream(value, writable, options) {
     this._open();
-    const via = contractOf(options);
+    const c = contractOption(options);
     const out = openWritable(writable);
     const s = this._takeSink();
     try {
-      // A contract's value is written whole, then handed over segment by segment.
-      if (this._compression !== 0 || via !== null)
-        return await streamCompressed(s, value, out, this._maxDepth, this._compression, () => this._closed, this._ext, via);
-      return await streamEncode(s, value, out, this._maxDepth, () => this._closed, this._ext);
+      // A contract's value is written whole, then handed over segment by
+      // segment; a list contract's (Rec.array()) element by element.
+      const list = c !== null && c._encElement !== undefined ? c : null;
+      if (this._compression !== 0 || (c !== null && list === null))
+        return await streamCompressed(s, value, out, this._maxDepth, this._compression, () => this._closed, this._ext,
+          c === null ? null : c._encTop);
+      return await streamEncode(s, value, out, this._maxDepth, () => this._closed, this._ext, list);
     } catch (e) {
       throw this._fail(e);
     } finally {
