@@ -26,6 +26,7 @@ const VALUES = [
   ['an ASCII string, then more', ['q'.repeat(70000), 2.5, { k: 'v' }]],
   ['a string not all ASCII', ['é'.repeat(30000) + 'tail']],
   ['ASCII with one wide character at its end', ['w'.repeat(65534) + '\u{1F600}']],
+  ['one wide character first: its UTF-8 fills as many bytes as the units', ['\u00e9' + 'a'.repeat(99999)]],
   ['a string of 65,535 ASCII units (str16\'s last)', 'b'.repeat(65535)],
   ['a string of 65,536 ASCII units (str32\'s first)', 'c'.repeat(65536)],
   ['a bin of 65,535 and one of 65,536 bytes', [bin(65535), bin(65536)]],
