@@ -187,7 +187,7 @@ export function packageAbi(m, u8) {
         scratch: layout.consts.modeScratch }),
       task: Object.freeze({ ...Object.fromEntries(TASK_FIELDS.map((n) => [n, task.fields[n].offset >>> 2])),
         bytes: task.size, done: layout.consts.taskDone }),
-      stats: Object.freeze({ bytes: stats.size, read: doubles(stats) }),
+      stats: Object.freeze({ bytes: stats.size, read: fields8(stats, int64) }),
       layout,
     });
     packageAbis.set(m, abi);
@@ -195,22 +195,27 @@ export function packageAbi(m, u8) {
   return abi;
 }
 
-// A reader of a record of doubles: (buffer, at) -> the object whose keys
-// are its field paths ("pool.slotHits" -> { pool: { slotHits } }), in C's
-// order.
-function doubles(record) {
-  const plan = Object.entries(record.fields).map(([path, f]) => [path.split('.'), f.offset >>> 3]);
+// A reader of a record of 8-byte fields: (buffer, at) -> the object whose
+// keys are its field paths ("pool.slotHits" -> { pool: { slotHits } }), in
+// C's order, each field read by get(view, offset).
+function fields8(record, get) {
+  const plan = Object.entries(record.fields).map(([path, f]) => [path.split('.'), f.offset]);
   return (buffer, at) => {
-    const f = new Float64Array(buffer, at, record.size >>> 3);
+    const view = new DataView(buffer, at, record.size);
     const out = {};
-    for (const [keys, i] of plan) {
+    for (const [keys, offset] of plan) {
       let o = out;
       for (let k = 0; k < keys.length - 1; k++) o = o[keys[k]] ??= {};
-      o[keys[keys.length - 1]] = f[i];
+      o[keys[keys.length - 1]] = get(view, offset);
     }
     return out;
   };
 }
+
+const float64 = (view, o) => view.getFloat64(o, true);
+// An int64_t as a number, exact below 2^53; two halves rather than
+// getBigInt64, so that stats() needs no BigInt.
+const int64 = (view, o) => view.getInt32(o + 4, true) * 2 ** 32 + view.getUint32(o, true);
 
 // ---- the page's flows module (wasm/flows/) ----------------------------------
 
@@ -255,7 +260,7 @@ export function flowsAbi(m, u8) {
       s.returned = Array.from(u32.subarray(w + returned, w + returned + consumers));
       return s;
     } }),
-    measurement: Object.freeze({ bytes: measurement.size, read: doubles(measurement) }),
+    measurement: Object.freeze({ bytes: measurement.size, read: fields8(measurement, float64) }),
     fanoutRunning: layout.consts.fanoutRunning,
     layout,
   });

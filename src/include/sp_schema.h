@@ -189,6 +189,12 @@ sp_code sp_schema_resolve(sp_schema *s, sp_error *err);
 ** does not resolve. */
 size_t sp_schema_fixed_size(sp_schema *s);
 
+/* Bytes one element of field f takes in the struct: the member itself, or
+** one element of an inline array (f->count) or of an sp_array_field (a
+** decode allocates count times this). 0 for no type, or a struct field
+** without schema. */
+size_t sp_schema_elem_size(const sp_field *f);
+
 /* Frees the cached resolution; the next use resolves again. Only when no
 ** other thread is using the schema. Inline schemas keep their own caches. */
 void sp_schema_forget(sp_schema *s);

@@ -129,9 +129,6 @@ static inline const sp_resolved *sp_schema_get_reading(sp_reader *r, sp_schema *
   return rs ? rs : sp_schema_get_walking(NULL, r, s);
 }
 
-/* Bytes one element of the field's type takes in memory (0 for no type). */
-size_t sp_schema_elem_size(const sp_field *f);
-
 /* Frees what one element at p owns (str, bin, struct) and zeroes its
 ** str/bin/array members; other types own nothing. */
 void sp_schema_release_elem(const sp_field *f, uint8_t *p);

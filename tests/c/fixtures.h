@@ -2,7 +2,8 @@
 ** fixtures.h -- the documents' example values, shared by the C tests.
 ** Small {Id, Name} (int keys -> array, string keys -> map), Outer {Before,
 ** Inner = Envelope(Small{7, "inner", 1.5}), After = 99}, the 100,007-byte
-** object and the envelope formatter that calls to_array inside a formatter.
+** object. Outer, the envelope and its formatter are envelope.h's (shared
+** with the page's flows module); here Small is fixed at {7, "inner"}.
 */
 #ifndef SP_FIXTURES_H
 #define SP_FIXTURES_H
@@ -10,49 +11,18 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "envelope.h"
 #include "scratchpack.h"
 
-/* The inner value of the envelope: [7, "inner", 1.5] (17 bytes). */
-typedef struct envelope {
-  sp_value items[3];
-  sp_value small;
-  const sp_options *opt;       /* options of the nested to_array call */
-} envelope;
-
-/* The envelope formatter of 000_*.txt: serializes its value to a byte
-** array with the to_array entry, then writes that array as bin. */
-static inline int envelope_format(sp_writer *w, const void *value) {
-  const envelope *e = value;
-  sp_bytes inner;
-  sp_error err;
-  if (sp_to_array(sp_format_value, &e->small, e->opt, &inner, &err) != SP_OK) return (int)err.code;
-  sp_write_bin(w, inner.data, inner.len);
-  sp_bytes_free(&inner);
-  return 0;
-}
-
+/* The envelope's inner value, Small {7, "inner", 1.5} (17 bytes). */
 static inline void envelope_init(envelope *e, const sp_options *opt) {
-  e->items[0] = sp_int(7);
-  e->items[1] = sp_str("inner");
-  e->items[2] = sp_double(1.5);
-  e->small = sp_array(e->items, 3);
-  e->opt = opt;
+  envelope_set(e, 7, "inner", 5, opt);
 }
 
-/* Outer {Before, Inner, After} with int keys: [before, bin(inner), 99]. */
-typedef struct outer {
-  envelope env;
-  sp_value items[3];
-  sp_value root;
-} outer;
-
+/* Outer {before, Envelope(Small {7, "inner", 1.5}), 99}. */
 static inline void outer_init(outer *o, const char *before, size_t before_len,
                               const sp_options *inner_opt) {
-  envelope_init(&o->env, inner_opt);
-  o->items[0] = sp_strn(before, before_len);
-  o->items[1] = sp_custom(envelope_format, &o->env);
-  o->items[2] = sp_int(99);
-  o->root = sp_array(o->items, 3);
+  outer_set(o, before, before_len, 7, "inner", 5, inner_opt);
 }
 
 /* [1, "A" x n]: with n = 100,000 the documents' 100,007-byte object. */

@@ -147,19 +147,6 @@ static sp_schema *const fz_schemas[] = {
 
 /* ---- equality by schema --------------------------------------------------------- */
 
-/* Bytes of one element of field f. */
-static inline size_t fz_esize(const sp_field *f) {
-  switch (f->type) {
-    case SP_F_BOOL: return sizeof(bool);
-    case SP_F_STR: return sizeof(sp_str_field);
-    case SP_F_BIN: return sizeof(sp_bin_field);
-    case SP_F_EXT: return sizeof(sp_ext_field);
-    case SP_F_TIMESTAMP: return sizeof(sp_ts_field);
-    case SP_F_STRUCT: return f->schema->size;
-    default: return sp_num_kind_size((sp_num_kind)(f->type - 1));
-  }
-}
-
 static inline int fz_equal(const sp_schema *s, const void *a, const void *b);
 
 /* Same bytes, or both absent (NULL: what nil decodes to). */
@@ -188,7 +175,7 @@ static inline int fz_elem_equal(const sp_field *f, const uint8_t *p, const uint8
       return x->sec == y->sec && x->nsec == y->nsec;
     }
     case SP_F_STRUCT: return fz_equal(f->schema, p, q);
-    default: return memcmp(p, q, fz_esize(f)) == 0;    /* floats too: bit for bit */
+    default: return memcmp(p, q, sp_schema_elem_size(f)) == 0;    /* floats too: bit for bit */
   }
 }
 
@@ -198,7 +185,7 @@ static inline int fz_equal(const sp_schema *s, const void *a, const void *b) {
   for (size_t i = 0; i < s->nfields; i++) {
     const sp_field *f = &s->fields[i];
     const uint8_t *p = (const uint8_t *)a + f->offset, *q = (const uint8_t *)b + f->offset;
-    size_t es = fz_esize(f), n = f->count ? f->count : 1;
+    size_t es = sp_schema_elem_size(f), n = f->count ? f->count : 1;
     if (f->flags & SP_FIELD_ARRAY) {
       const sp_array_field *x = (const void *)p, *y = (const void *)q;
       if (x->count != y->count) return 0;

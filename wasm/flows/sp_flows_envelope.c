@@ -1,49 +1,15 @@
 /*
 ** sp_flows_envelope.c -- flow 2: the envelope formatter's nested to_array
 ** (MessagePack-CSharp's overwrite and scratchpack's safe default), and the
-** typed read-back of its result. Owns: Outer/Envelope and their formatter.
-** Must not touch: the trace store (sp_flows_store.c) or the entries' insides.
+** typed read-back of its result. Owns: running Outer through each outer
+** entry and reading it back. Outer, Envelope and their formatter are the C
+** tests' (tests/c/envelope.h), so the page runs what the tests check. Must
+** not touch: the trace store (sp_flows_store.c) or the entries' insides.
 */
 #include <stdio.h>
 
+#include "envelope.h"
 #include "sp_flows.h"
-
-typedef struct envelope {
-  sp_value items[3];                /* Small {Id, Name, 1.5} with int keys */
-  sp_value small;
-  const sp_options *opt;            /* options of the nested call */
-} envelope;
-
-typedef struct outer {
-  envelope env;
-  sp_value items[3];                /* Outer {Before, Inner, After = 99} */
-  sp_value root;
-} outer;
-
-/* The document's EnvelopeFormatter: the child through the byte-array entry,
-** then written as bin -- the call that overwrites a busy scratch. */
-static int format_envelope(sp_writer *w, const void *value) {
-  const envelope *e = value;
-  sp_bytes inner;
-  sp_error err;
-  if (sp_to_array(sp_format_value, &e->small, e->opt, &inner, &err) != SP_OK) return (int)err.code;
-  sp_write_bin(w, inner.data, inner.len);
-  sp_bytes_free(&inner);
-  return 0;
-}
-
-static void outer_init(outer *o, const char *before, size_t before_len, int32_t id,
-                       const char *name, size_t name_len, const sp_options *inner_opt) {
-  o->env.items[0] = sp_int(id);
-  o->env.items[1] = sp_strn(name, name_len);
-  o->env.items[2] = sp_double(1.5);
-  o->env.small = sp_array(o->env.items, 3);
-  o->env.opt = inner_opt;
-  o->items[0] = sp_strn(before, before_len);
-  o->items[1] = sp_custom(format_envelope, &o->env);
-  o->items[2] = sp_int(99);
-  o->root = sp_array(o->items, 3);
-}
 
 enum { OUTER_ARRAY_LEGACY, OUTER_OUTPUT, OUTER_ARRAY_SAFE };
 
@@ -73,7 +39,7 @@ int sp_flow_envelope(int mode, const char *before, size_t before_len, int32_t id
   memset(&opt, 0, sizeof opt);
   opt.scratch_size = scratch_size;
   opt.legacy_nested_scratch = mode != OUTER_ARRAY_SAFE;
-  outer_init(&o, before, before_len, id, name, name_len, &opt);
+  outer_set(&o, before, before_len, id, name, name_len, &opt);
   run_outer(mode, &o, &opt);                       /* warm: scratch, pools, abw */
   sp_flows_trace_start(&opt);                               /* the nested call's options too */
   return (int)run_outer(mode, &o, &opt);

@@ -53,22 +53,18 @@ enum { SP_WASM_TASK_QUEUED, SP_WASM_TASK_RUNNING, SP_WASM_TASK_DONE };
 ** workers run their tasks with it too). */
 void sp_wasm_task_run(sp_wasm_task *t);
 
-/* What stats() reports from C, as doubles (sp_wasm_stats.c; table:
-** "stats", whose field paths name the JS object's keys). */
+/* What stats() reports from C (sp_wasm_stats.c; table: "stats", whose
+** field paths name the JS object's keys). The counters' own structs are
+** embedded, so that a counter is named where it is declared and in the
+** table, nowhere else. Every field is a 64-bit integer: js/abi.js reads
+** each as signed (live_bytes may be; the counters stay below 2^63). */
 typedef struct sp_wasm_stats_record {
+  sp_alloc_stats alloc;       /* the calling thread's counters */
+  int64_t live_bytes;
+  sp_pool_stats pool;         /* the array pool under the sequences */
+  sp_seq_pool_stats sequences;
   struct {
-    double alloc_calls, alloc_bytes, free_calls, free_bytes, unpooled_calls, unpooled_bytes;
-  } alloc;                    /* the calling thread's counters */
-  double live_bytes;
-  struct {
-    double rents, returns, slot_hits, partition_hits, fallback_hits, lock_waits, fresh, unpooled,
-        drops, trims, cached, cached_bytes;
-  } pool;                     /* the array pool under the sequences */
-  struct {
-    double rents, returns, fresh, drops, lock_waits, idle;
-  } sequences;
-  struct {
-    double used, total;       /* malloc's view: bytes in use, bytes obtained */
+    int64_t used, total;      /* malloc's view: bytes in use, bytes obtained */
   } heap;
 } sp_wasm_stats_record;
 
