@@ -66,7 +66,7 @@ export class Framer {
   begin(at) {
     this.messageAt = at;
     this.phase = AT_TOKEN;
-    this.pending.length = 0;
+    if (this.pending.length !== 0) this.pending.length = 0;   // (setting a length calls into V8)
   }
 
   /**

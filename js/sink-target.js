@@ -58,7 +58,7 @@ export class TargetSink {
     this.dv = this.stageDv;
     this.pos = 0;
     this.end = this.stage.length;
-    this.defers.length = 0;
+    if (this.defers.length !== 0) this.defers.length = 0;   // (setting a length costs a call into V8: only when needed)
     this.deferred = 0;
   }
 
@@ -164,7 +164,7 @@ export class TargetSink {
   clear() {
     this.u8 = this.dv = null;
     this.target = null;
-    this.defers.length = 0;        // the caller's bodies are not held past the call
+    if (this.defers.length !== 0) this.defers.length = 0;   // the caller's bodies are not held past the call
     if (this.stage.length > TARGET_STAGE_KEEP) {
       this.stage = new Uint8Array(TARGET_STAGE_FIRST);
       this.stageDv = new DataView(this.stage.buffer);
