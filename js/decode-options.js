@@ -33,9 +33,46 @@ export function decodeOptions(o, base = decodeDefaults) {
   if (o === undefined || o === null) return base;
   if (o.contract !== undefined && o.contract !== null && typeof o.contract._options === 'function' &&
       Object.keys(o).length === 1) return o.contract._options(base);   // cached per base
+  const keys = Object.keys(o);
+  const known = recall(o, keys, base);
+  if (known !== null) return known;
+  const r = checked(o, keys, base);
+  remember(o, keys, base, r);
+  return r;
+}
+
+// The options of recent calls, by their own keys and values: a call that
+// passes { binary: 'view' } as a new literal each time gets the same
+// frozen object back instead of a check and a copy of every option (most
+// of what decoding a small message or a viewed bin costs). Only options
+// whose values are primitives or functions are kept: an object value (the
+// extensions) might be changed in place between calls.
+const MEMO = 4;
+const memo = [];
+let memoNext = 0;
+
+function recall(o, keys, base) {
+  for (let m = 0; m < memo.length; m++) {
+    const e = memo[m];
+    if (e.base !== base || e.keys.length !== keys.length) continue;
+    let i = 0;
+    while (i < keys.length && e.keys[i] === keys[i] && e.values[i] === o[keys[i]]) i++;
+    if (i === keys.length) return e.result;
+  }
+  return null;
+}
+
+function remember(o, keys, base, result) {
+  const values = keys.map((k) => o[k]);
+  if (values.some((v) => typeof v === 'object' && v !== null)) return;
+  memo[memoNext] = { base, keys, values, result };
+  memoNext = (memoNext + 1) % MEMO;
+}
+
+function checked(o, keys, base) {
   const r = { ...base, ...o };
   const bad = (what) => new ScratchpackError(codes.INVALID_ARGUMENT, what);
-  for (const k of Object.keys(o))             // a misspelt name is an error, not a default
+  for (const k of keys)                       // a misspelt name is an error, not a default
     if (!(k in decodeDefaults) && k !== 'bulkRead' && k !== 'inflate' && k !== 'contract')   // (hooks an instance adds; contract.js)
       throw bad(`unknown decode option '${k}'; known: ${Object.keys(decodeDefaults).join(', ')}`);
   if (!int64Modes.includes(r.int64)) throw bad(`int64 must be one of ${int64Modes.join(', ')}`);
