@@ -4,7 +4,8 @@
 //
 //   npm run bench:memory              (node bench/js-memory.mjs [rounds], both builds)
 //   npm run bench:memory -- --node 24 (or SP_NODE=24: on the pinned Node 24; 22, or a path)
-//   SP_BENCH_PART=parts npm run bench:memory    only the first part; =table only the second
+//   SP_BENCH_PART=parts npm run bench:memory    only the first part; =table only the second;
+//   =big only the 512 MiB encodes of the first
 //
 // First part (issue 20), each figure from a process of its own
 // (bench/js-memory-parts.mjs), ours beside msgpackr's, interleaved, `rounds`
@@ -69,7 +70,7 @@ const part = (...args) => JSON.parse(execFileSync(process.execPath, [partsScript
 const mb = (n) => `${(n / MiB).toFixed(0)} MiB`;
 const med = (xs) => xs.slice().sort((a, b) => a - b)[xs.length >> 1];
 
-if (PART !== 'table') {
+if (PART !== 'table' && PART !== 'big') {
   console.log('leases: 200,000 encodeView() in one synchronous loop, never released (msgpackr: 200,000 pack() results kept)');
   for (const [who, wasm] of [['ours', 'threads'], ['ours', 'single'], ['msgpackr', '-']]) {
     const r = part('leases', who, wasm);
@@ -91,21 +92,32 @@ if (PART !== 'table') {
         `${r.ok ? '' : ' WRONG RESULT'}`);
     }
   }
-  console.log(`\none 512 MiB value encoded on a fresh instance (median of ${ROUNDS}, interleaved with msgpackr)`);
+}
+if (PART !== 'table') {
+  console.log(`\none 512 MiB value encoded on a fresh instance (median of ${ROUNDS}, then the range; interleaved with msgpackr, who goes first alternating)`);
   for (const what of ['bin', 'str']) {
     for (const wasm of ['single', 'threads']) {
       const ours = [], peer = [], peakOurs = [], peakPeer = [];
       for (let r = 0; r < ROUNDS; r++) {
-        const a = part('big', 'ours', wasm, what), b = part('big', 'msgpackr', wasm, what);
+        // Each in a fresh process, who goes first alternating: the first
+        // touch of hundreds of MiB of fresh pages costs what the host's
+        // memory state makes it (a plain alloc and copy of 512 MiB here
+        // took 0.44 to 2.4 s from run to run), and the process after a
+        // big one tends to pay more.
+        const first = r % 2 === 0 ? 'ours' : 'msgpackr';
+        const one = part('big', first, wasm, what), two = part('big', first === 'ours' ? 'msgpackr' : 'ours', wasm, what);
+        const [a, b] = first === 'ours' ? [one, two] : [two, one];
         ours.push(a.ms); peer.push(b.ms); peakOurs.push(a.peakOverStart); peakPeer.push(b.peakOverStart);
       }
-      console.log(`  ${what} ${wasm.padEnd(8)} scratchpack ${fmt(med(ours))}, peak RSS +${mb(med(peakOurs))}; ` +
-        `msgpackr ${fmt(med(peer))}, +${mb(med(peakPeer))}; ratio ${(med(peer) / med(ours)).toFixed(2)}x msgpackr's speed`);
+      const range = (xs) => `${Math.min(...xs).toFixed(0)}-${Math.max(...xs).toFixed(0)}`;
+      console.log(`  ${what} ${wasm.padEnd(8)} scratchpack ${fmt(med(ours))} (${range(ours)}), peak RSS +${mb(med(peakOurs))}; ` +
+        `msgpackr ${fmt(med(peer))} (${range(peer)}), +${mb(med(peakPeer))}; ratio ${(med(peer) / med(ours)).toFixed(2)}x msgpackr's speed ` +
+        `(best against best: ${(Math.min(...peer) / Math.min(...ours)).toFixed(2)}x)`);
     }
   }
 }
 
-for (const wasm of PART === 'parts' ? [] : ['threads', 'single']) {
+for (const wasm of PART === 'parts' || PART === 'big' ? [] : ['threads', 'single']) {
   const sp = await createScratchpack({ wasm });
   sp.encode({ warm: 'up' });
   const base = sp.stats().heap;
