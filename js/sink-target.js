@@ -48,6 +48,7 @@ export class TargetSink {
     this.views = new Map();        // n -> this.stage.subarray(0, n), for finish()
     this.deferMin = DEFER_MIN;     // the writer defers bin and ext bodies this long (undefined elsewhere: never)
     this.defers = [];              // [stage offset, bytes] pairs: bodies finish() copies from the value
+    this.ndefers = 0;              // how many of its slots this call uses (the list is kept, its bodies not)
     this.deferred = 0;             // their bytes
   }
 
@@ -58,7 +59,7 @@ export class TargetSink {
     this.dv = this.stageDv;
     this.pos = 0;
     this.end = this.stage.length;
-    if (this.defers.length !== 0) this.defers.length = 0;   // (setting a length costs a call into V8: only when needed)
+    this.ndefers = 0;
     this.deferred = 0;
   }
 
@@ -118,7 +119,9 @@ export class TargetSink {
   defer(bytes, at) {
     const reached = this.base + at + this.deferred + bytes.length;
     if (reached > this.target.length) throw this.tooSmall(reached);
-    this.defers.push(at, bytes);
+    this.defers[this.ndefers] = at;
+    this.defers[this.ndefers + 1] = bytes;
+    this.ndefers += 2;
     this.deferred += bytes.length;
   }
 
@@ -137,15 +140,14 @@ export class TargetSink {
   finishDeferred(total) {
     const t = this.target, s = this.stage, d = this.defers;
     let from = 0, to = this.base;
-    for (let i = 0; i < d.length; i += 2) {
+    for (let i = 0; i < this.ndefers; i += 2) {
       const at = d[i], body = d[i + 1];
-      t.set(s.subarray(from, at), to);
-      to += at - from;
+      to = put(t, to, s, from, at);
       t.set(body, to);
       to += body.length;
       from = at;
     }
-    t.set(s.subarray(from, this.pos), to);
+    put(t, to, s, from, this.pos);
     return total;
   }
 
@@ -164,11 +166,24 @@ export class TargetSink {
   clear() {
     this.u8 = this.dv = null;
     this.target = null;
-    if (this.defers.length !== 0) this.defers.length = 0;   // the caller's bodies are not held past the call
+    // The caller's bodies are not held past the call. (Not by setting the
+    // list's length: that calls into V8, a third of a small encodeInto.)
+    if (this.defers.length > 64) this.defers = [];
+    else for (let i = 1; i < this.ndefers; i += 2) this.defers[i] = null;
+    this.ndefers = 0;
     if (this.stage.length > TARGET_STAGE_KEEP) {
       this.stage = new Uint8Array(TARGET_STAGE_FIRST);
       this.stageDv = new DataView(this.stage.buffer);
       this.views.clear();
     }
   }
+}
+
+// s[from..end) into t at 'to' (short runs, a body's header, by a loop: no
+// view to make); returns where it ends in t.
+function put(t, to, s, from, end) {
+  const n = end - from;
+  if (n <= COPY_BY_LOOP) for (let i = 0; i < n; i++) t[to + i] = s[from + i];
+  else t.set(s.subarray(from, end), to);
+  return to + n;
 }

@@ -34,8 +34,8 @@ export function kindOfCtor(ctor) {
 export function numericKind(view) {
   const k = kinds.get(view.constructor);
   if (k !== undefined) return k;
-  // a subclass (Buffer is a Uint8Array and stays bin)
-  for (const [ctor, kind] of kinds) if (view instanceof ctor) return kind;
+  if (view instanceof Uint8Array || view instanceof DataView) return -1;   // bin, subclasses too (Buffer): the common case, first
+  for (const [ctor, kind] of kinds) if (view instanceof ctor) return kind;   // a subclass of a numeric array
   return -1;
 }
 

@@ -4,6 +4,8 @@
 // bodies sit, a target too small by one byte is refused and left untouched,
 // and an exact fit at any offset is written whole.
 import assert from 'node:assert/strict';
+import v8 from 'node:v8';
+import vm from 'node:vm';
 import { after, before, test } from 'node:test';
 
 import { Ext, createScratchpack, decode } from '../../js/index.js';
@@ -59,3 +61,21 @@ test('after a failure part way, the next encodeInto holds no body of the failed 
   const n = sp.encodeInto([1, 2], target);
   assert.deepEqual(decode(target.subarray(0, n)), [1, 2]);
 });
+
+test('the bodies of a finished encodeInto are not held by the instance', async () => {
+  const gc = collector();
+  let body = bin(40000, 3);
+  const ref = new WeakRef(body);
+  const target = new Uint8Array(100000);
+  sp.encodeInto([body, bin(5000, 4)], target);
+  body = null;
+  await new Promise((resolve) => setImmediate(resolve));   // (a WeakRef holds its target to the end of the job)
+  gc();
+  assert.equal(ref.deref(), undefined, 'a body encoded by the last encodeInto is still reachable');
+});
+
+// global.gc, without the test runner needing --expose-gc.
+function collector() {
+  v8.setFlagsFromString('--expose-gc');
+  return vm.runInNewContext('gc');
+}
