@@ -79,7 +79,10 @@ const decoder = new Decoder();
 function encodeJobs(w) {
   const v = w.value, pv = w.peerValue ?? w.value;
   const size = sp.encode(v).length;
-  const target = new Uint8Array(size + 16);
+  // A reused target with room, as msgpackr's below (a target within a few
+  // bytes of the message makes encodeInto stage a long string before it
+  // copies it: one copy more, sink-target.js).
+  const target = new Uint8Array(Math.max(size * 4, 1 << 20));
   // msgpackr writes text with utf8Write (a Buffer), and its Packr instances share
   // one module-level target (msgpackr#139): a big one keeps pack() from
   // allocating a fresh buffer on every call after useBuffer.

@@ -1,13 +1,15 @@
 // sink-target.js -- encodeInto's sink: the caller's Uint8Array, written only once the whole message is there.
 // Owns: the private stage the writer fills (kept between calls, let go when
 // big), BUFFER_TOO_SMALL and when it is thrown, and the one copy from the
-// stage into the target. Must not touch: formats (writer.js), linear
+// stage into the target (big bin and ext bodies and long strings skip the
+// stage: finish() writes them into the target from the value itself). Must not touch: formats (writer.js), linear
 // memory (numeric arrays go through sink-numeric.js) or the target before
 // the message is complete.
 
 import { EncodeFailure, codes } from './errors.js';
 import { copyIn } from './sink.js';
 import { arrayMinBytes, writeNumeric } from './sink-numeric.js';
+import { writeUtf8 } from './text.js';
 
 const TARGET_STAGE_FIRST = 4096;
 const TARGET_STAGE_KEEP = 4 << 20;   // a bigger stage is let go after the call (as the heap's staging block)
@@ -15,6 +17,9 @@ const TARGET_STAGE_KEEP = 4 << 20;   // a bigger stage is let go after the call 
 const COPY_BY_LOOP = 32;
 // bin and ext bodies of at least this many bytes are not staged (see defer).
 const DEFER_MIN = 4096;
+// Nor strings of at least this many UTF-16 units (deferText): their UTF-8
+// is at least as long, so their header is a str 32 whatever the text.
+const TEXT_DEFER_MIN = 65536;
 // finish() copies with set() from a view of the stage exactly n bytes long;
 // such views are kept by n, for the stage they view (messages of a service
 // come in few lengths), so a reused target costs no allocation per call.
@@ -47,6 +52,8 @@ export class TargetSink {
     this.stageDv = new DataView(this.stage.buffer);
     this.views = new Map();        // n -> this.stage.subarray(0, n), for finish()
     this.deferMin = DEFER_MIN;     // the writer defers bin and ext bodies this long (undefined elsewhere: never)
+    this.textDeferMin = TEXT_DEFER_MIN;   // and strings this long
+    this.textWorst = 0;            // what deferred strings may take past the byte a unit counted in deferred
     this.defers = [];              // [stage offset, bytes] pairs: bodies finish() copies from the value
     this.ndefers = 0;              // how many of its slots this call uses (the list is kept, its bodies not)
     this.deferred = 0;             // their bytes
@@ -61,6 +68,7 @@ export class TargetSink {
     this.end = this.stage.length;
     this.ndefers = 0;
     this.deferred = 0;
+    this.textWorst = 0;
   }
 
   /** Nothing to re-make: the stage is not linear memory. */
@@ -79,7 +87,12 @@ export class TargetSink {
     // Doubling, but not past what the target can take (a message the size
     // of a big target is not staged in twice its size).
     const room = Math.max(this.target.length - this.base, TARGET_STAGE_FIRST);
-    const next = new Uint8Array(Math.max(need, Math.min(this.stage.length * 2, room)));
+    this.resize(Math.max(need, Math.min(this.stage.length * 2, room)));
+  }
+
+  // A new stage of size bytes, the first pos kept.
+  resize(size) {
+    const next = new Uint8Array(size);
     next.set(this.stage.subarray(0, this.pos));
     this.stage = next;
     this.views.clear();
@@ -125,30 +138,77 @@ export class TargetSink {
     this.deferred += bytes.length;
   }
 
+  /**
+   * A string of at least TEXT_DEFER_MIN units at stage offset `at`: not
+   * staged, but written by finish() as UTF-8 straight into the target --
+   * one write of it, not a write and a copy. Counted here at its least (a
+   * byte a unit, and its str 32 header); finish() makes sure the rest fits
+   * before it writes anything.
+   */
+  deferText(s, at) {
+    const least = 5 + s.length;
+    const reached = this.base + at + this.deferred + least;
+    if (reached > this.target.length) throw this.tooSmall(reached);
+    this.defers[this.ndefers] = at;
+    this.defers[this.ndefers + 1] = s;
+    this.ndefers += 2;
+    this.deferred += least;
+    this.textWorst += 2 * s.length;
+  }
+
   /** Copies the message into the target; where it ends there. */
   finish() {
     const n = this.pos, total = this.base + n + this.deferred;
     if (total > this.target.length) throw this.tooSmall(total);
-    if (this.deferred > 0) return this.finishDeferred(total);
+    if (total + this.textWorst > this.target.length) this.textFits(total);
+    if (this.deferred > 0) return this.finishDeferred();
     const t = this.target, s = this.stage;
     if (n <= COPY_BY_LOOP) for (let i = 0, j = this.base; i < n; i++, j++) t[j] = s[i];
     else t.set(n === s.length ? s : this.stageView(n), this.base);
     return total;
   }
 
+  // When the deferred strings might not fit at their worst, a target that
+  // tight: they are written after the staged message after all (header and
+  // UTF-8: counting the UTF-8 first would take longer than writing it),
+  // and finish() copies them as bodies -- BUFFER_TOO_SMALL, before anything
+  // goes into the target, if they do not fit.
+  textFits(least) {
+    let room = 0;
+    for (let i = 1; i < this.ndefers; i += 2) if (typeof this.defers[i] === 'string') room += 5 + 3 * this.defers[i].length;
+    if (this.stage.length < this.pos + room) this.resize(Math.max(this.pos + room, this.stage.length * 2));
+    let total = least, at = this.pos;
+    for (let i = 1; i < this.ndefers; i += 2) {
+      const body = this.defers[i];
+      if (typeof body !== 'string') continue;
+      const len = writeUtf8(this.stage, body, at + 5, 3 * body.length);
+      putStr32(this.stage, at, len);
+      this.defers[i] = this.stage.subarray(at, at + 5 + len);
+      at += 5 + len;
+      total += len - body.length;
+    }
+    if (total > this.target.length) throw this.tooSmall(total);
+  }
+
+
   // finish() with deferred bodies: the staged runs and the bodies in turn.
-  finishDeferred(total) {
+  finishDeferred() {
     const t = this.target, s = this.stage, d = this.defers;
     let from = 0, to = this.base;
     for (let i = 0; i < this.ndefers; i += 2) {
       const at = d[i], body = d[i + 1];
       to = put(t, to, s, from, at);
-      t.set(body, to);
-      to += body.length;
+      if (typeof body === 'string') {
+        const len = writeUtf8(t, body, to + 5, t.length - to - 5);
+        putStr32(t, to, len);
+        to += 5 + len;
+      } else {
+        t.set(body, to);
+        to += body.length;
+      }
       from = at;
     }
-    put(t, to, s, from, this.pos);
-    return total;
+    return put(t, to, s, from, this.pos);
   }
 
   /** The stage's first n bytes as a view, from the cache when it has one. */
@@ -186,4 +246,10 @@ function put(t, to, s, from, end) {
   if (n <= COPY_BY_LOOP) for (let i = 0; i < n; i++) t[to + i] = s[from + i];
   else t.set(s.subarray(from, end), to);
   return to + n;
+}
+
+// A str 32 header for len bytes at u8[at].
+function putStr32(u8, at, len) {
+  u8[at] = 0xdb;
+  u8[at + 1] = len >>> 24; u8[at + 2] = (len >>> 16) & 0xff; u8[at + 3] = (len >>> 8) & 0xff; u8[at + 4] = len & 0xff;
 }

@@ -265,6 +265,7 @@ function putStrHeader(at, len, size) {
 const OPTIMISTIC_MAX = 120 * 1024;   // asked of a sink at once: within its pool's 128 KiB buckets
 
 function writeLongerString(s, n) {
+  if (n >= sink.textDeferMin) { sink.deferText(s, pos); return; }   // encodeInto's: written once, by its finish()
   const worst = 3 * n + 5;
   if (end - pos >= worst || (n <= LONG_STRING && !sink.fixed)) {
     if (end - pos < worst) more(worst);

@@ -24,6 +24,11 @@ const VALUES = [
   ['two bodies in a row', [bin(4096, 6), bin(4097, 7)]],
   ['an ext body', [new Ext(7, bin(6000, 8)), 'after']],
   ['bodies just under the bound (staged as before)', [bin(4095, 9), bin(100, 10)]],
+  ['a long ASCII string (written once, straight into the target)', [1, 'A'.repeat(100000)]],
+  ['long strings not all ASCII: two-byte, a pair at the end, a lone surrogate',
+    ['\u00e9'.repeat(70000), 'x', 'a'.repeat(65535) + '\u{1F600}', 'b'.repeat(70000) + '\ud800']],
+  ['strings of 65,536 units (deferred) and 65,535 (staged)', ['c'.repeat(65536), 'd'.repeat(65535)]],
+  ['a long string among bodies and small values', { s: 'q'.repeat(80000), b: bin(5000, 12), t: 'tail', w: '\u4e2d'.repeat(66000) }],
 ];
 
 test('encodeInto gives encode()\'s bytes with big bodies anywhere, at any offset', () => {
