@@ -26,18 +26,11 @@ let opt = decodeDefaults;
 
 /** Decodes exactly one value from bytes (a Uint8Array, ArrayBuffer or other view). */
 export function decodeValue(bytes, options) {
-  // User code (an extension's decode) saves the state around itself (userExt).
-  src = asBytes(bytes); pos = 0; len = src.length; dv = null; opt = options;
-  try {
-    const v = options.contract == null ? read(0) : options.contract._top(0);   // (undefined: decodeDefaults)
-    if (pos !== len) throw decodeError(codes.TRAILING_BYTES, pos, `${len - pos} bytes left after the value`);
-    return v;
-  } catch (e) {
-    throw tooDeep(e);
-  } finally {
-    src = null;
-    dv = null;
-  }
+  const u8 = asBytes(bytes);
+  const v = decodeFrom(u8, 0, options);
+  if (decodeEnd !== u8.length)
+    throw decodeError(codes.TRAILING_BYTES, decodeEnd, `${u8.length - decodeEnd} bytes left after the value`);
+  return v;
 }
 
 /** Where the value decodeFrom read last ends (an index into its bytes). */
@@ -49,6 +42,7 @@ export let decodeEnd = 0;
  * carry offsets into bytes; TRUNCATED means the value goes on past its end.
  */
 export function decodeFrom(bytes, at, options) {
+  // User code (an extension's decode) saves the state around itself (userExt).
   src = bytes; pos = at; len = src.length; dv = null; opt = options;
   try {
     const v = options.contract == null ? read(0) : options.contract._top(0);   // (undefined: decodeDefaults)
