@@ -219,6 +219,9 @@ for (const compile of [true, false]) {
       for await (const x of sp.decodeStream([two], { contract: R })) assert.deepEqual(x, v);
       const big = { ...v, name: 'n'.repeat(100000) };      // past the JS scratch: C's writer
       assert.deepEqual(sp.decode(sp.encode(big, { contract: R }), { contract: R }), big);
+      const roomy = new Uint8Array(400000), tight = new Uint8Array(R.encode(big).length);
+      assert.deepEqual(roomy.subarray(0, sp.encodeInto(big, roomy, { contract: R })), R.encode(big));   // the long string written at finish
+      assert.deepEqual(tight.subarray(0, sp.encodeInto(big, tight, { contract: R })), R.encode(big));   // staged: the target is tight
       assert.throws(() => sp.encode(v, { contract: {} }), { code: 'INVALID_ARGUMENT' });
       assert.throws(() => sp.encode(v, { contrat: R }), { code: 'INVALID_ARGUMENT' });
       const z = await createScratchpack({ compression: 'lz4block' });
