@@ -51,8 +51,9 @@ export function decodeFrom(bytes, at, options) {
   } catch (e) {
     throw tooDeep(e);
   } finally {
-    src = null;
-    dv = null;
+    src = null;                        // nothing of the call is held past it:
+    dv = null;                         // not the bytes, not the options (an
+    opt = decodeDefaults;              // instance's hold the instance)
   }
 }
 
@@ -80,8 +81,9 @@ export function readToken(bytes, at, depth, options) {
   } catch (e) {
     throw tooDeep(e);
   } finally {
-    src = null;
-    dv = null;
+    src = null;                        // nothing of the call is held past it:
+    dv = null;                         // not the bytes, not the options (an
+    opt = decodeDefaults;              // instance's hold the instance)
   }
 }
 

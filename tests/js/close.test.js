@@ -8,8 +8,10 @@ import { execFile } from 'node:child_process';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import v8 from 'node:v8';
+import vm from 'node:vm';
 
-import { createScratchpack } from '../../js/index.js';
+import { contract, createScratchpack, encode } from '../../js/index.js';
 
 const run = promisify(execFile);
 const child = fileURLToPath(new URL('../../bench/close-child.mjs', import.meta.url));
@@ -67,4 +69,33 @@ test('processes that close() in every state exit 0 with nothing on stderr', { ti
   };
   for (let i = 0; i < cases.length; i += 2) await Promise.all(cases.slice(i, i + 2).map(one));
   assert.deepEqual(failures, []);
+});
+
+test('a closed instance is not held by the package, whatever it did before', async () => {
+  v8.setFlagsFromString('--expose-gc');
+  const gc = vm.runInNewContext('gc');
+  const msg = encode([1, 2]);
+  const R = contract({ a: 'uint8' });
+  const uses = {
+    'decode()': (sp) => sp.decode(msg),
+    'decode() with options': (sp) => sp.decode(msg, { binary: 'view' }),
+    'encode()': (sp) => sp.encode({ a: 1 }),
+    'encodeInto()': (sp) => sp.encodeInto({ a: 1 }, new Uint8Array(100)),
+    'a contract': (sp) => sp.decode(sp.encode({ a: 1 }, { contract: R }), { contract: R }),
+    'decodeStream()': async (sp) => { for await (const x of sp.decodeStream([msg])) void x; },
+  };
+  for (const wasm of ['single', 'threads']) {
+    for (const [what, use] of Object.entries(uses)) {
+      let sp = await createScratchpack({ wasm });
+      await use(sp);
+      const ref = new WeakRef(sp);
+      sp.close();
+      sp = null;
+      for (let i = 0; i < 8 && ref.deref() !== undefined; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 20));   // (a WeakRef holds its target to the end of the job)
+        gc();
+      }
+      assert.equal(ref.deref(), undefined, `${wasm}: after ${what}, the closed instance is still reachable`);
+    }
+  }
 });
