@@ -45,16 +45,19 @@ export function decodeOptions(o, base = decodeDefaults) {
 // passes { binary: 'view' } as a new literal each time gets the same
 // frozen object back instead of a check and a copy of every option (most
 // of what decoding a small message or a viewed bin costs). Only options
-// whose values are primitives or functions are kept: an object value (the
-// extensions) might be changed in place between calls.
+// whose values are primitives or typed array constructors are kept: an
+// object (the extensions) might be changed in place between calls, and a
+// function (an instance's hooks) would hold its instance. Kept per base
+// (an instance's options), weakly: a closed instance is not held by them.
 const MEMO = 4;
-const memo = [];
-let memoNext = 0;
+const memos = new WeakMap();           // base -> { entries: [...], next }
 
 function recall(o, keys, base) {
-  for (let m = 0; m < memo.length; m++) {
-    const e = memo[m];
-    if (e.base !== base || e.keys.length !== keys.length) continue;
+  const memo = memos.get(base);
+  if (memo === undefined) return null;
+  for (let m = 0; m < memo.entries.length; m++) {
+    const e = memo.entries[m];
+    if (e.keys.length !== keys.length) continue;
     let i = 0;
     while (i < keys.length && e.keys[i] === keys[i] && e.values[i] === o[keys[i]]) i++;
     if (i === keys.length) return e.result;
@@ -64,9 +67,11 @@ function recall(o, keys, base) {
 
 function remember(o, keys, base, result) {
   const values = keys.map((k) => o[k]);
-  if (values.some((v) => typeof v === 'object' && v !== null)) return;
-  memo[memoNext] = { base, keys, values, result };
-  memoNext = (memoNext + 1) % MEMO;
+  if (!values.every((v) => (typeof v !== 'object' && typeof v !== 'function') || v === null || isTypedCtor(v))) return;
+  let memo = memos.get(base);
+  if (memo === undefined) memos.set(base, (memo = { entries: [], next: 0 }));
+  memo.entries[memo.next] = { keys, values, result };
+  memo.next = (memo.next + 1) % MEMO;
 }
 
 function checked(o, keys, base) {

@@ -3,8 +3,10 @@
 // options it passed, whatever came before, and bad options still fail.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import v8 from 'node:v8';
+import vm from 'node:vm';
 
-import { decode, encode } from '../../js/index.js';
+import { createScratchpack, decode, encode } from '../../js/index.js';
 
 const bytes = encode([Uint8Array.of(1, 2, 3), 2n ** 60n, { k: 1 }]);
 
@@ -46,4 +48,19 @@ test('an extensions list changed in place between calls is read again', () => {
   exts.push({ type: 5, class: P, encode: (p) => Uint8Array.of(p.x), decode: (b) => new P(b[0]) });
   const five = Uint8Array.of(0xd4, 5, 9);      // fixext 1, type 5
   assert.deepEqual(decode(five, o), new P(9));
+});
+
+test('the options remembered for an instance do not keep it alive once it is closed', async () => {
+  v8.setFlagsFromString('--expose-gc');
+  const gc = vm.runInNewContext('gc');
+  let sp = await createScratchpack({ wasm: 'single' });
+  sp.decode(bytes, { binary: 'view' });
+  const ref = new WeakRef(sp);
+  sp.close();
+  sp = null;
+  for (let i = 0; i < 3 && ref.deref() !== undefined; i++) {
+    await new Promise((resolve) => setImmediate(resolve));
+    gc();
+  }
+  assert.equal(ref.deref(), undefined, 'a closed instance is still reachable');
 });
