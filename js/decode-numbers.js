@@ -12,7 +12,11 @@ import { intRange } from './typed.js';
 export let scanEnd = 0;
 
 const INT = 1, F32 = 2, F64 = 4;
-let f64 = new Float64Array(1024);    // numbers land here first, before their type is known
+// Numbers land in f64 first, before their type is known; it grows to the
+// longest array up to F64_KEPT elements, a longer one gets a buffer of its
+// own for the call (one huge array must not pin its size for good).
+const F64_KEPT = 65536;
+let f64 = new Float64Array(1024);
 
 /**
  * The n numbers at s[p..end) as a typed array of ctor ('auto': the
@@ -26,8 +30,8 @@ export function scanNumbers(s, d, p, end, n, ctor) {
     return scanBig(s, d, p, end, n, ctor);
   const wanted = ctor === 'auto' ? null : intRange(ctor);
   if (wanted !== null) return scanInts(s, p, end, n, new ctor(n), wanted[0], wanted[1]);
-  if (f64.length < n) f64 = new Float64Array(Math.max(n, f64.length * 2));
-  const out = f64;
+  if (f64.length < n && n <= F64_KEPT) f64 = new Float64Array(Math.min(F64_KEPT, Math.max(n, f64.length * 2)));
+  const out = n <= f64.length ? f64 : new Float64Array(n);
   let kinds = 0, min = 0, max = 0;
   for (let i = 0; i < n; i++) {
     if (p >= end) return null;
@@ -71,9 +75,10 @@ export function scanNumbers(s, d, p, end, n, ctor) {
   if (type === null) return null;
   const range = intRange(type);
   if (range !== null && (kinds !== INT || min < range[0] || max > range[1])) return null;
+  scanEnd = p;
+  if (out !== f64 && type === Float64Array) return out;   // a buffer of its own already
   const a = new type(n);
   a.set(n === out.length ? out : out.subarray(0, n));
-  scanEnd = p;
   return a;
 }
 

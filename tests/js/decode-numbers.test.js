@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
-import { decode } from '../../js/index.js';
+import { decode, encode } from '../../js/index.js';
 
 // [1, -1, 200, -100, 60000, -30000, 4e9, -2e9, 2^40 as uint 64, -2^40 as int 64]
 const forms = Uint8Array.of(0x9a, 0x01, 0xff, 0xcc, 200, 0xd0, 0x9c, 0xcd, 0xea, 0x60, 0xd1, 0x8a, 0xd0,
@@ -33,4 +33,19 @@ test('a scan cut short by the end of the input fails as TRUNCATED at the element
     const cut = forms.subarray(0, 30);                    // inside the uint 64
     assert.throws(() => decode(cut, { typedArrays }), { code: 'TRUNCATED', offset: 23 }, String(typedArrays));
   }
+});
+
+test('a numeric array longer than the kept scan buffer decodes the same, into each type', () => {
+  const n = 70000;                                      // past the 65,536 numbers kept between calls
+  const ints = Array.from({ length: n }, (_, i) => i - 1000);
+  const floats = Array.from({ length: n }, (_, i) => i / 8);
+  const i32 = decode(encode(ints), { typedArrays: 'auto' });
+  assert.equal(i32.constructor, Int32Array);
+  assert.deepEqual([...i32], ints);
+  const f64 = decode(encode(floats), { typedArrays: 'auto' });
+  assert.equal(f64.constructor, Float64Array);
+  assert.deepEqual([...f64], floats);
+  const again = decode(encode(floats.slice(0, 10)), { typedArrays: 'auto' });   // a short one after: the kept buffer
+  assert.deepEqual([...again], floats.slice(0, 10));
+  assert.notEqual(again.buffer, f64.buffer);
 });
