@@ -369,6 +369,9 @@ spc.encodeInto(crec, new Uint8Array(100), 0, { contract: CRec });
 spc.encodeInto(crec, new Uint8Array(100), { contract: CRec });
 spc.encodeView(crec, { contract: CRec }).release();
 await spc.encodeAsync(crec, { contract: CRec });
+const listOut: WritableStream<Uint8Array> = new WritableStream();
+const listSent: number = await spc.encodeToStream([crec, crec], listOut, { contract: CList });   // element by element
+void listSent;
 const crec3: CRec = decode(crecBytes, { contract: CRec, maxDepth: 10 });
 const crecTop: Uint8Array<ArrayBuffer> = encode(crec, { contract: CRec });
 encodeInto(crec, new Uint8Array(100), { contract: CRec });
