@@ -2,9 +2,9 @@
 // Owns: the private stage the writer fills (kept between calls, let go when
 // big), BUFFER_TOO_SMALL and when it is thrown, and the one copy from the
 // stage into the target (big bin and ext bodies and long strings skip the
-// stage: finish() writes them into the target from the value itself). Must not touch: formats (writer.js), linear
-// memory (numeric arrays go through sink-numeric.js) or the target before
-// the message is complete.
+// stage: finish() writes them into the target from the value itself).
+// Must not touch: formats (writer.js), linear memory (numeric arrays go
+// through sink-numeric.js) or the target before the message is complete.
 
 import { EncodeFailure, codes } from './errors.js';
 import { copyIn } from './sink.js';
@@ -189,7 +189,6 @@ export class TargetSink {
     }
     if (total > this.target.length) throw this.tooSmall(total);
   }
-
 
   // finish() with deferred bodies: the staged runs and the bodies in turn.
   finishDeferred() {
