@@ -68,7 +68,7 @@ class Gen {
     for (const f of order) {
       if (f === null) { lines.push('W.nil();'); continue; }
       lines.push(`f = ${this.k(f.name)};`);
-      if (c.keys === 'name') lines.push(`W.raw(${this.k(keyToken(f.key))});`);
+      if (c.keys === 'name') lines.push(this.token(keyToken(f.key)));
       lines.push(`x = v[${q(f.name)}];`);
       if (f.hasDefault) lines.push(`if (x === undefined) x = ${this.k(f.default)};`);
       lines.push(this.encStmt(f.type, 'x', 'depth'));
@@ -88,7 +88,19 @@ ${lines.map((l) => `    ${l}`).join('\n')}
 
   // The struct's header: one byte (a fixarray or fixmap) written as such, else its token.
   header(token) {
-    return token.length === 1 ? `W.byte(${token[0]});` : `W.raw(${this.k(token)});`;
+    return token.length === 1 ? `W.byte(${token[0]});` : this.token(token);
+  }
+
+  // Constant bytes (a map key, a header): up to 8 as two words in the code
+  // itself (W.token: no array to read, no loop), longer ones as an array.
+  token(t) {
+    if (t.length > 8) return `W.raw(${this.k(t)});`;
+    const word = (from) => {
+      let w = 0;
+      for (let i = from; i < from + 4; i++) w = w * 256 + (i < t.length ? t[i] : 0);
+      return w;
+    };
+    return `W.token(${t.length}, ${word(0)}, ${word(4)});`;
   }
 
   // Statements that write the value in variable x as type n (d: the enclosing level).

@@ -351,6 +351,14 @@ function writeUtf8Body(s, n, len) {
 
 // ---- raw bytes, bin, ext ---------------------------------------------------
 
+// W.token's bytes one at a time, near the end of the span (its fast path
+// stores all 8 bytes of its two words and moves on by n).
+function writeToken(n, hi, lo) {
+  if (end - pos < n) more(n);
+  for (let i = 0; i < n; i++) u8[pos + i] = (i < 4 ? hi >>> (24 - 8 * i) : lo >>> (56 - 8 * i)) & 0xff;
+  pos += n;
+}
+
 function writeRaw(b) {
   const n = b.length;
   if (n >= sink.deferMin) {             // encodeInto's: copied once, by its finish()
@@ -661,6 +669,12 @@ export const W = Object.freeze({
   array(n) { writeHeader(n, 0x90, 0xdc); },
   map(n) { writeHeader(n, 0x80, 0xde); },
   raw: writeRaw,                            // a pre-encoded map key
+  token(n, hi, lo) {                        // n <= 8 constant bytes, big-endian in hi then lo
+    if (end - pos < 8) { writeToken(n, hi, lo); return; }
+    u8[pos] = hi >>> 24; u8[pos + 1] = (hi >>> 16) & 0xff; u8[pos + 2] = (hi >>> 8) & 0xff; u8[pos + 3] = hi & 0xff;
+    u8[pos + 4] = lo >>> 24; u8[pos + 5] = (lo >>> 16) & 0xff; u8[pos + 6] = (lo >>> 8) & 0xff; u8[pos + 7] = lo & 0xff;
+    pos += n;
+  },
   byte(b) {                                 // a one-byte token (a fix header)
     if (pos >= end) more(1);
     u8[pos++] = b;

@@ -299,3 +299,21 @@ test('array(): a contract of T[], nested too, with paths through the elements', 
   fail(() => LL.encode([[{ x: 1 }], [{ x: 'no' }]]), 'TYPE', '$[1][0].x');
   fail(() => LL.decode(LL.encode([[{ x: 1 }]]).map((b) => (b === 1 ? 0xc3 : b))), 'TYPE', '$[0][0].x');
 });
+
+test('map-form keys land right wherever the encoder\'s buffer ends (every offset of its last 8 bytes)', async () => {
+  const K = contract({ id: 'uint32', abcdefg: 'string', abcdefghij: 'uint8' }, { keys: 'name' });
+  const sp = await createScratchpack();
+  try {
+    for (let pad = 0; pad < 24; pad++) {
+      const rows = Array.from({ length: 300 }, (_, i) => ({ id: i * 7, abcdefg: 'v'.repeat((i + pad) % 5), abcdefghij: i & 127 }));
+      const want = encode(rows);                                   // the generic encoder: the same map, key for key
+      assert.deepEqual(K.array().encode(rows), want, `pad ${pad}`);
+      assert.deepEqual(sp.encode(rows, { contract: K.array() }), want, `pad ${pad}, through an instance`);
+      const into = new Uint8Array(want.length);
+      assert.equal(sp.encodeInto(rows, into, { contract: K.array() }), want.length);
+      assert.deepEqual(into, want, `pad ${pad}, encodeInto`);
+    }
+  } finally {
+    sp.close();
+  }
+});
