@@ -91,7 +91,10 @@ test('a closed instance is not held by the package, whatever it did before', asy
       const ref = new WeakRef(sp);
       sp.close();
       sp = null;
-      for (let i = 0; i < 8 && ref.deref() !== undefined; i++) {
+      // Until it is collected: a threaded instance waits for its workers
+      // to end first (polling), which a loaded machine may take a while to
+      // do; held for good, it fails after 10 s.
+      for (let i = 0; i < 500 && ref.deref() !== undefined; i++) {
         await new Promise((resolve) => setTimeout(resolve, 20));   // (a WeakRef holds its target to the end of the job)
         gc();
       }

@@ -58,8 +58,8 @@ test('the options remembered for an instance do not keep it alive once it is clo
   const ref = new WeakRef(sp);
   sp.close();
   sp = null;
-  for (let i = 0; i < 3 && ref.deref() !== undefined; i++) {
-    await new Promise((resolve) => setImmediate(resolve));
+  for (let i = 0; i < 500 && ref.deref() !== undefined; i++) {   // (held for good: fails after ~10 s)
+    await new Promise((resolve) => setTimeout(resolve, 20));
     gc();
   }
   assert.equal(ref.deref(), undefined, 'a closed instance is still reachable');

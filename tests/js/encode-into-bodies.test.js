@@ -74,8 +74,10 @@ test('the bodies of a finished encodeInto are not held by the instance', async (
   const target = new Uint8Array(100000);
   sp.encodeInto([body, bin(5000, 4)], target);
   body = null;
-  await new Promise((resolve) => setImmediate(resolve));   // (a WeakRef holds its target to the end of the job)
-  gc();
+  for (let i = 0; i < 50 && ref.deref() !== undefined; i++) {
+    await new Promise((resolve) => setTimeout(resolve, 10));   // (a WeakRef holds its target to the end of the job)
+    gc();
+  }
   assert.equal(ref.deref(), undefined, 'a body encoded by the last encodeInto is still reachable');
 });
 
