@@ -13,12 +13,11 @@
 // one piece (a numeric typed array too: C writes it whole; and a value of
 // an extension's class: its encode gives its bytes at once). Through a
 // list contract (Rec.array()), the root array goes element by element,
-// each element whole through the contract. After a
-// piece, once the writer has moved past a segment, everything written goes
-// to the writable as one chunk (a copy), the segments go back to the pool,
-// and the walk waits while the writable asks it to. So WASM holds at most
-// the largest piece plus a segment, and JS the chunks the writable has not
-// taken yet.
+// each element whole through the contract. After a piece, once the writer
+// has moved past a segment, everything written goes to the writable as one
+// chunk (a copy), the segments go back to the pool, and the walk waits
+// while the writable asks it to. So WASM holds at most the largest piece
+// plus a segment, and JS the chunks the writable has not taken yet.
 
 import { ScratchpackError, abbreviatePath, codes, finishEncodeError, formatPath, EncodeFailure, indexStep, isStackOverflow,
   keyStep, mapKeyStep, mapStep } from './errors.js';
