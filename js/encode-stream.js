@@ -107,7 +107,7 @@ class StreamWalk {
     this.isClosed = isClosed;
     this.frames = [];                   // containers being written element by element, outermost first
     this.sent = 0;                      // bytes handed to the writable so far
-    this.root = '';                     // '$' through a list contract, as a contract's paths begin
+    this.root = '';                     // '$' when a list contract's elements go one by one, as a contract's paths begin
     this.spanEnd = 0;                   // the end of the first span since the last hand-off
   }
 
@@ -115,7 +115,6 @@ class StreamWalk {
   async run(value, list) {
     const s = this.sink;
     s.beginStream();
-    if (list !== null) this.root = '$';
     let whole;
     try {
       whole = !(list === null ? this.enter(value, null) : this.enterList(value, list));
@@ -207,6 +206,7 @@ class StreamWalk {
   // whole, where the contract's checks fail as encode()'s do.
   enterList(v, list) {
     if (!Array.isArray(v) || isSmall(v)) return false;
+    this.root = '$';                    // (a list written whole: its contract's errors begin with '$' themselves)
     return this.push({ kind: ARRAY_FRAME, v, keys: null, entries: null, i: 0, n: v.length, at: null, via: list._encElement },
       new StreamPart('array', v.length));
   }
@@ -330,8 +330,7 @@ class StreamWalk {
   // the current entry, rebased to the message.
   rebase(e, at) {
     if (!(e instanceof ScratchpackError) || e.path === null) return e;
-    const rel = e.path.startsWith('$') ? e.path.slice(1) : e.path;   // (a whole value through its contract)
-    const path = abbreviatePath(this.root + formatPath(this.steps(at)) + rel);
+    const path = abbreviatePath(this.root + formatPath(this.steps(at)) + e.path);
     const offset = e.offset >= 0 ? e.offset + this.sent : undefined;
     const cut = e.message.lastIndexOf(` at ${e.path === '' ? 'the value itself' : e.path}`);
     const what = cut >= 0 ? e.message.slice(0, cut) : e.message;
