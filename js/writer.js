@@ -195,30 +195,12 @@ function writeBigInt(v) {
 
 // ---- strings ---------------------------------------------------------------
 
-// Short strings: the header is guessed from the unit count (UTF-8 is never
-// shorter), the body written by a JS loop, and moved forward by one byte in
-// the rare case the guess was short.
+// Short strings through putStr, with room for their worst case.
 function writeString(s) {
   const n = s.length;
   if (n >= 32) { writeLongerString(s, n); return; }
   if (end - pos < 3 * n + 2) more(3 * n + 2);
-  const start = pos + 1;
-  let p = start;
-  for (let i = 0; i < n; i++) {
-    const c = s.charCodeAt(i);
-    if (c < 0x80) u8[p++] = c;
-    else if (c >= 0xd800 && c < 0xdc00 && isPair(s, i)) p = putPair(c, s.charCodeAt(++i), p);
-    else p = putChar(c, p);
-  }
-  const len = p - start;
-  if (len < 32) {
-    u8[pos] = 0xa0 | len;
-  } else {
-    u8.copyWithin(start + 1, start, p);
-    u8[pos] = 0xd9; u8[pos + 1] = len;
-    p++;
-  }
-  pos = p;
+  pos = putStr(u8, pos, s);
 }
 
 const isPair = (s, i) => i + 1 < s.length && (s.charCodeAt(i + 1) & 0xfc00) === 0xdc00;
@@ -647,6 +629,51 @@ function writeBigSmall(v) {
   else writeBigInt(v);
 }
 
+// ---- a contract's fast runs ----------------------------------------------------
+// Generated contract encoders (contract-compile.js) write a run of fields
+// whose worst case they know at a local cursor: reserve() that many bytes
+// once, put*(u, p, ...) each returning the position after what it wrote,
+// and done(p) to move the span's position there. Nothing else may write
+// between reserve() and done(); a run that gives up before done() leaves
+// the span as it was.
+
+/** Strings of at most this many UTF-16 units go in a run (3 bytes a unit: a str 8 header at most). */
+export const RUN_STR_MAX = 80;
+
+// An integer of -2^31 .. 2^32-1 at p in its smallest form (writeNumber's, and an int field's range).
+function putInt(u, p, v) {
+  if (v >= 0) {
+    if (v < 0x80) { u[p] = v; return p + 1; }
+    if (v < 0x100) { u[p] = 0xcc; u[p + 1] = v; return p + 2; }
+    if (v < 0x10000) { u[p] = 0xcd; u[p + 1] = v >>> 8; u[p + 2] = v & 0xff; return p + 3; }
+    u[p] = 0xce; view().setUint32(p + 1, v); return p + 5;
+  }
+  if (v >= -32) { u[p] = v & 0xff; return p + 1; }
+  if (v >= -128) { u[p] = 0xd0; u[p + 1] = v & 0xff; return p + 2; }
+  if (v >= -32768) { u[p] = 0xd1; u[p + 1] = (v >> 8) & 0xff; u[p + 2] = v & 0xff; return p + 3; }
+  u[p] = 0xd2; view().setInt32(p + 1, v); return p + 5;
+}
+
+// A string of at most RUN_STR_MAX units at p (writeString's short ones):
+// the header guessed from the unit count (UTF-8 is never shorter), the body
+// written after it and moved forward by one byte in the rare case the
+// guess was short. u is the span's array (the non-ASCII helpers write it).
+function putStr(u, p, s) {
+  const n = s.length, start = p + 1;
+  let q = start;
+  for (let i = 0; i < n; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 0x80) u[q++] = c;
+    else if (c >= 0xd800 && c < 0xdc00 && isPair(s, i)) q = putPair(c, s.charCodeAt(++i), q);
+    else q = putChar(c, q);
+  }
+  const len = q - start;
+  if (len < 32) { u[p] = 0xa0 | len; return q; }
+  u.copyWithin(start + 1, start, q);
+  u[p] = 0xd9; u[p + 1] = len;
+  return q + 1;
+}
+
 /** The writer's primitives for contract encoders. */
 export const W = Object.freeze({
   nil: writeNil,
@@ -678,6 +705,20 @@ export const W = Object.freeze({
   byte(b) {                                 // a one-byte token (a fix header)
     if (pos >= end) more(1);
     u8[pos++] = b;
+  },
+  /** Makes room for n bytes; the position they start at (in buf()). */
+  reserve(n) {
+    if (end - pos < n) more(n);
+    return pos;
+  },
+  buf() { return u8; },
+  view,
+  done(p) { pos = p; },
+  putInt,
+  putStr,
+  putBytes(u, p, b) {
+    for (let i = 0; i < b.length; i++) u[p + i] = b[i];
+    return p + b.length;
   },
   deeper(depth) {
     if (depth > maxDepth) throw new EncodeFailure(codes.DEPTH_LIMIT, `nesting deeper than ${maxDepth} levels`);

@@ -1,0 +1,196 @@
+// The generated contract code's local-cursor paths (contract-compile.js:
+// encode runs reserved at their worst case, decode's inline forms) against
+// the closures (contract-interp.js), which write and read one primitive at
+// a time: for random values, valid or not, and for damaged, truncated and
+// limit-breaking messages, both give the same bytes, the same values, or
+// the same error (code, offset, path). Plus what only a run can meet: an
+// array that changes between the run's passes over it.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+
+import { contract, createScratchpack, decode, encode } from '../../js/index.js';
+import { rng } from './helpers.js';
+
+const FIELDS = {
+  b: 'bool', i8: 'int8', u8: 'uint8', i16: 'int16', u16: 'uint16', i32: 'int32', u32: 'uint32',
+  f32: 'float32', f64: 'float64', s: 'string', ns: 'string?', ni: 'int16?',
+  ss: ['string'], ii: ['int8'], ff: ['float64'], nss: ['string?'], bb: ['bool'],
+  any: 'any',                                  // not a run's type: splits the fields into two runs
+  s2: 'string', u2: 'uint32',
+};
+// Explicit indices with gaps (nil), and a field past a gap.
+const GAPPED = { a: { type: 'uint8', key: 1 }, t: { type: 'string', key: 4 }, l: { type: ['int32'], key: 5 } };
+
+const FORMS = [
+  ['index', FIELDS, { keys: 'index' }],
+  ['name', FIELDS, { keys: 'name' }],
+  ['gaps', GAPPED, { keys: 'index' }],
+];
+const pair = (fields, o) => [contract(fields, { ...o, compile: true }), contract(fields, { ...o, compile: false })];
+
+// The outcome of fn: ['ok', value] or ['err', code, offset, path].
+function outcome(fn) {
+  try {
+    return ['ok', fn()];
+  } catch (e) {
+    if (!e.code) throw e;                      // a raw error is a failure in itself
+    return ['err', e.code, e.offset, e.path];
+  }
+}
+
+// Text around the runs' limits: lengths 0..100 (31/32: the str 8 header,
+// 80/81: the longest string a run takes), ASCII, 2- and 3-byte characters,
+// pairs and lone surrogates.
+function text(next) {
+  const n = next() < 0.3 ? [0, 1, 15, 16, 17, 31, 32, 80, 81][Math.floor(next() * 9)] : Math.floor(next() * 100);
+  let s = '';
+  while (s.length < n) {
+    const r = next();
+    s += r < 0.8 ? String.fromCharCode(32 + Math.floor(next() * 95))
+      : r < 0.88 ? 'é' : r < 0.94 ? '한' : r < 0.97 ? '😀' : '\ud800';
+  }
+  return s.slice(0, n);
+}
+
+// A value for a field of type t: valid mostly, of another type or range sometimes.
+function valueOf(t, next) {
+  if (next() < 0.04) return [null, undefined, 'x', 3.5, -1, 2 ** 40, true, [], {}][Math.floor(next() * 9)];
+  if (Array.isArray(t)) {
+    const n = next() < 0.2 ? [0, 15, 16, 17, 40][Math.floor(next() * 5)] : Math.floor(next() * 6);
+    return Array.from({ length: n }, () => valueOf(t[0], next));
+  }
+  if (typeof t === 'object') return valueOf(t.type, next);
+  if (t.endsWith('?') && next() < 0.3) return next() < 0.5 ? null : undefined;
+  switch (t.replace('?', '')) {
+    case 'bool': return next() < 0.5;
+    case 'int8': return Math.floor(next() * 256) - 128;
+    case 'uint8': return Math.floor(next() * 256);
+    case 'int16': return Math.floor(next() * 65536) - 32768;
+    case 'uint16': return Math.floor(next() * 65536);
+    case 'int32': return next() < 0.5 ? Math.floor(next() * 200) - 100 : (Math.floor(next() * 2 ** 32) | 0);
+    case 'uint32': return next() < 0.5 ? Math.floor(next() * 300) : Math.floor(next() * 2 ** 32);
+    case 'float32': return Math.fround(next() * 1000 - 500);
+    case 'float64': return next() < 0.2 ? Math.floor(next() * 100) : next() * 1e6 - 5e5;
+    case 'string': return text(next);
+    case 'any': return next() < 0.5 ? [1, 'a', { k: null }] : 'plain';
+    default: throw new Error(t);
+  }
+}
+
+const record = (fields, next) => Object.fromEntries(Object.entries(fields).map(([k, t]) => [k, valueOf(t, next)]));
+
+test('encode: a run writes the bytes, or fails with the error, the closures give (random records, valid or not)', async () => {
+  const sp = await createScratchpack();
+  try {
+    for (const [form, fields, o] of FORMS) {
+      const [G, I] = pair(fields, o);
+      const next = rng(41);
+      let ok = 0, failed = 0;
+      for (let i = 0; i < 1500; i++) {
+        const v = record(fields, next);
+        const want = outcome(() => I.encode(v));
+        assert.deepEqual(outcome(() => G.encode(v)), want, `${form} #${i}`);
+        // a list of them through an instance (the JS scratch, its segments) and into a tight target
+        const list = [v, v, v];
+        const wantList = outcome(() => I.array().encode(list));
+        assert.deepEqual(outcome(() => sp.encode(list, { contract: G.array() })), wantList, `${form} #${i} listed`);
+        if (want[0] === 'ok') {
+          ok++;
+          const target = new Uint8Array(wantList[1].length);
+          assert.equal(sp.encodeInto(list, target, { contract: G.array() }), target.length);
+          assert.deepEqual(target, wantList[1]);
+        } else {
+          failed++;
+        }
+      }
+      assert.ok(ok > 300 && failed > 300, `${form}: ${ok} encoded, ${failed} failed (both kinds must be tried)`);
+    }
+    // The level of an array in a run is checked as W.deeper checks it.
+    const shallow = await createScratchpack({ limits: { maxDepth: 1 } });
+    try {
+      const [G, I] = pair(FIELDS, { keys: 'index' });
+      const v = {
+        b: true, i8: -3, u8: 200, i16: -300, u16: 60000, i32: -70000, u32: 70000, f32: 1.5, f64: 0.25, s: 'run',
+        ns: null, ni: 5, ss: ['a'], ii: [], ff: [], nss: [], bb: [], any: 'plain', s2: '', u2: 0,
+      };
+      const want = outcome(() => shallow.encode(v, { contract: I }));
+      assert.deepEqual([want[1], want[3]], ['DEPTH_LIMIT', '$.ss']);
+      assert.deepEqual(outcome(() => shallow.encode(v, { contract: G })), want);
+    } finally {
+      shallow.close();
+    }
+  } finally {
+    sp.close();
+  }
+});
+
+test('decode: the inline forms read what the closures read, and fail where they fail', () => {
+  for (const [form, fields, o] of FORMS) {
+    const [G, I] = pair(fields, o);
+    const next = rng(43);
+    const limits = [undefined, { maxStrLength: 3 }, { maxArrayLength: 2 }, { maxDepth: 1 }, { maxDepth: 2 }, { maxStrLength: 16, maxArrayLength: 15 }];
+    let tried = 0;
+    for (let i = 0; i < 400; i++) {
+      let v;
+      do { v = record(fields, next); } while (outcome(() => I.encode(v))[0] !== 'ok');
+      const bytes = I.encode(v);
+      const cases = [bytes, bytes.subarray(0, Math.floor(next() * bytes.length))];
+      for (let k = 0; k < 3; k++) {
+        const m = bytes.slice();
+        m[Math.floor(next() * m.length)] = Math.floor(next() * 256);
+        cases.push(m);
+      }
+      // the generic encoder's form of the same record: other int and float widths, keys in another order
+      const generic = encode(Object.fromEntries(Object.entries(v).reverse()));
+      if (o.keys === 'name') cases.push(generic);
+      for (const c of cases) {
+        for (const opts of limits) {
+          const want = outcome(() => I.decode(c, opts));
+          assert.deepEqual(outcome(() => G.decode(c, opts)), want, `${form} #${i} ${JSON.stringify(opts)}`);
+          tried++;
+        }
+      }
+    }
+    assert.ok(tried > 8000);
+  }
+});
+
+test('decode: a list through decode() and an input at an offset read the same', () => {
+  const [G, I] = pair(FIELDS, { keys: 'index' });
+  const next = rng(47);
+  const list = [];
+  while (list.length < 50) {
+    const v = record(FIELDS, next);
+    if (outcome(() => I.encode(v))[0] === 'ok') list.push(v);
+  }
+  const bytes = I.array().encode(list);
+  const shifted = new Uint8Array(bytes.length + 7);
+  shifted.set(bytes, 7);
+  const want = I.array().decode(bytes);
+  assert.deepEqual(G.array().decode(shifted.subarray(7)), want);
+  assert.deepEqual(decode(bytes, { contract: G.array() }), want);
+});
+
+test('encode: a run that finds an array changed since it sized it writes what the array holds then', () => {
+  const R = contract({ id: 'uint8', tags: ['string'] }, { keys: 'index' });
+  // Sized (more than 16 elements: the run counts their bytes first) with
+  // short strings, then read long ones: the run must not write past what it
+  // reserved, and the message holds the long ones.
+  // (Up to 16 elements it reads each once, as it writes.)
+  for (const n of [3, 20]) {
+    let reads = 0;
+    const long = 'x'.repeat(79);
+    const tags = new Proxy(Array.from({ length: n }, () => 'ab'), {
+      get(t, k) { return k === '1' ? (++reads > 1 ? long : 'ab') : Reflect.get(t, k); },
+    });
+    const want = Array.from({ length: n }, (_, i) => (i === 1 && n > 16 ? long : 'ab'));
+    assert.deepEqual(R.decode(R.encode({ id: 7, tags })), { id: 7, tags: want }, `${n} elements`);
+    assert.equal(reads, n > 16 ? 3 : 1, `${n} elements: reads of the changing one`);
+  }
+  // An element that stops being a string: the error of the element, with its path.
+  let reads = 0;
+  const turning = new Proxy(Array.from({ length: 20 }, () => 'ab'), {
+    get(t, k) { return k === '2' && ++reads > 1 ? 42 : Reflect.get(t, k); },
+  });
+  assert.throws(() => R.encode({ id: 1, tags: turning }), (e) => e.code === 'TYPE' && e.path === '$.tags[2]');
+});
