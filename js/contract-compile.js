@@ -394,11 +394,20 @@ ${lines.map((l) => `    ${l}`).join('\n')}
     return n.kind === 'f32' || n.kind === 'f64' || (n.kind === 'array' && this.usesView(n.elem));
   }
 
-  // The decoder's locals: the input, its end, the options' limits, the cursor.
-  decLocals() {
-    const view = this.c.fields.some((f) => this.usesView(f.type)) ? ', dv = D.view()' : '';
+  // The decoder's locals (the input, its end, the options' limits, the
+  // cursor) and n, the struct's element count: a fix header of the count
+  // the contract writes inline, any other through D.array or D.map.
+  decLocals(what) {
+    const c = this.c, map = c.keys === 'name';
+    const count = map ? c.fields.length : c.slots;
+    const view = c.fields.some((f) => this.usesView(f.type)) ? ', dv = D.view()' : '';
+    const head = count < 16
+      ? `if (p < end && u[p] === ${(map ? 0x80 : 0x90) | count} && depth < limits.maxDepth && ${count} <= limits.${map ? 'maxMapLength' : 'maxArrayLength'} && ${map ? 2 * count : count} < end - p) { n = ${count}; p++; }
+  else { n = D.${map ? 'map' : 'array'}(depth, ${what}); p = D.at(); }`
+      : `n = D.${map ? 'map' : 'array'}(depth, ${what}); p = D.at();`;
     return `const u = D.bytes(), end = D.end(), limits = D.opts()${view};
-  let p = D.at();`;
+  let p = D.at(), n;
+  ${head}`;
   }
 
   decStruct() {
@@ -412,9 +421,8 @@ ${lines.map((l) => `    ${l}`).join('\n')}
         ? `if (n > ${k}) { f = null; D.seek(p); D.skip(depth + 1); p = D.at(); }`
         : `if (n > ${k}) { f = ${this.k(f.name)}; ${this.decAt(f.type, `v${at.get(f)}`, '(depth + 1)')} } else v${at.get(f)} = ${this.missing(f)};`));
       return `function dec(depth) {
-  const n = D.array(depth, ${what});
+  ${this.decLocals(what)}
   let f = null, ${v.join(', ')};
-  ${this.decLocals()}
   try {
     ${lines.join('\n    ')}
     D.seek(p);
@@ -435,9 +443,8 @@ ${lines.map((l) => `    ${l}`).join('\n')}
     const cases = c.fields.map((f, i) =>
       `case ${i}: f = ${this.k(f.name)}; ${this.decAt(f.type, `v${i}`, '(depth + 1)')} break;`);
     return `function dec(depth) {
-  const n = D.map(depth, ${what});
+  ${this.decLocals(what)}
   let f = null, ${v.map((x) => `${x} = ${M}`).join(', ')};
-  ${this.decLocals()}
   try {
     for (let i = 0, h = 0; i < n; i++) {
       f = null;
