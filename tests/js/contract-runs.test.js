@@ -169,6 +169,11 @@ test('decode: a list through decode() and an input at an offset read the same', 
   const want = I.array().decode(bytes);
   assert.deepEqual(G.array().decode(shifted.subarray(7)), want);
   assert.deepEqual(decode(bytes, { contract: G.array() }), want);
+  for (const opts of [{ maxDepth: 1 }, { maxDepth: 2 }, { maxArrayLength: 3 }, { maxArrayLength: 30 }]) {
+    const got = outcome(() => G.array().decode(bytes, opts));
+    assert.deepEqual(got, outcome(() => I.array().decode(bytes, opts)), JSON.stringify(opts));
+    assert.equal(got[0], 'err', `${JSON.stringify(opts)}: a limit every list here breaks`);
+  }
 });
 
 test('encode: a run that finds an array changed since it sized it writes what the array holds then', () => {
