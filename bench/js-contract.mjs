@@ -3,8 +3,14 @@
 // decoded through contract() in the array form (keys: 'index') and the map
 // form (keys: 'name'), through scratchpack's generic path, and by msgpackr's
 // pack/unpack (records off: its standard map form) -- all interleaved in one
-// process, each figure the median of the measured rounds, in CPU time. Then the heap
-// each decode leaves, against the size of its result objects.
+// process, in CPU time. Then the heap each decode leaves, against the size
+// of its result objects.
+// Each ratio is measured in pairs: every round runs a batch of the job and
+// a batch of msgpackr's right after or right before it (alternating), and
+// the ratio printed is the median of the rounds' ratios, with their range.
+// The load of a shared machine changes over seconds, more than between two
+// batches side by side, so paired ratios vary far less from run to run than
+// the ratio of two medians taken a second apart (ops/s: the job's median).
 //
 //   npm run bench:contract          (node --expose-gc bench/js-contract.mjs [roundMs] [rounds])
 //
@@ -15,8 +21,8 @@ import { isNativeAccelerationEnabled, pack, unpack } from 'msgpackr';
 
 import { contract, createScratchpack, decode } from '../js/index.js';
 
-const ROUND_MS = Number(process.argv[2] || 100);
-const ROUNDS = Number(process.argv[3] || 9);
+const ROUND_MS = Number(process.argv[2] || 50);
+const ROUNDS = Number(process.argv[3] || 15);
 const WARMUP = 2;
 
 const sp = await createScratchpack();
@@ -61,15 +67,28 @@ function calibrate(f) {
     if (t > ROUND_MS / 5) return Math.max(1, Math.round((n * ROUND_MS) / t));
   }
 }
+// jobs[0] is the peer: every other job's rounds are paired with a batch of it.
 function measure(jobs) {
-  for (const j of jobs) { j.n = calibrate(j.f); j.ops = []; }
+  const peer = jobs[0];
+  for (const j of jobs) { j.n = calibrate(j.f); j.ops = []; j.ratios = []; }
   for (let r = 0; r < WARMUP + ROUNDS; r++) {
     for (const j of r % 2 ? [...jobs].reverse() : jobs) {
-      const t = batch(j.f, j.n);
-      if (r >= WARMUP) j.ops.push(j.n / (t / 1000));
+      if (j === peer) continue;
+      const pair = r % 2 ? [j, peer] : [peer, j];
+      const t = pair.map((x) => batch(x.f, x.n) / x.n);
+      if (r < WARMUP) continue;
+      const [tj, tp] = r % 2 ? t : [t[1], t[0]];
+      j.ops.push(1000 / tj);
+      peer.ops.push(1000 / tp);
+      j.ratios.push(tp / tj);
     }
   }
-  for (const j of jobs) j.median = j.ops.sort((a, b) => a - b)[Math.floor(j.ops.length / 2)];
+  const median = (a) => a.slice().sort((x, y) => x - y)[Math.floor(a.length / 2)];
+  for (const j of jobs) {
+    j.median = median(j.ops);
+    j.ratio = j === peer ? 1 : median(j.ratios);
+    j.range = j === peer ? '' : `${Math.min(...j.ratios).toFixed(2)}-${Math.max(...j.ratios).toFixed(2)}`;
+  }
   return jobs;
 }
 const fmt = (x) => (x >= 1e6 ? `${(x / 1e6).toFixed(2)}M` : x >= 1e3 ? `${(x / 1e3).toFixed(2)}k` : x.toFixed(0));
@@ -90,14 +109,14 @@ const dec = [
 console.log(`b.records: 1,000 records; msgpackr ${isNativeAccelerationEnabled ? 'with' : 'without'} its native addon; ` +
   `${ROUNDS} rounds of ~${ROUND_MS} ms, interleaved`);
 console.log(`bytes: array form ${bytes.array.length}, map form ${bytes.map.length}, generic ${generic.length}, msgpackr ${mr.length}\n`);
-measure([...enc, ...dec]);
+measure(enc);
+measure(dec);
 const goal = (form) => (form?.startsWith('array') ? 2.5 : form?.startsWith('map') ? 1.5 : null);
 for (const [title, jobs] of [['encode', enc], ['decode', dec]]) {
-  const peer = jobs[0];
-  console.log(`${title}                                  ops/s   vs msgpackr  goal`);
+  console.log(`${title}                                  ops/s   vs msgpackr (rounds' range)  goal`);
   for (const j of jobs) {
-    const r = j.median / peer.median, g = goal(j.form);
-    console.log(`  ${j.name.padEnd(36)} ${fmt(j.median).padStart(8)}   ${r.toFixed(2).padStart(6)}x` +
+    const r = j.ratio, g = goal(j.form);
+    console.log(`  ${j.name.padEnd(36)} ${fmt(j.median).padStart(8)}   ${r.toFixed(2).padStart(6)}x ${j.range.padStart(11)}` +
       `${g === null ? '' : `   ${g}x ${r >= g ? 'met' : 'NOT met'}`}`);
   }
   console.log('');
