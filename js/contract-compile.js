@@ -148,6 +148,11 @@ ${lines.map((l) => `    ${l}`).join('\n')}
       slow.push(`f = ${this.k(it.f.name)};`, this.encStmt(it.f.type, name, 'depth'));
     }
     const size = [String(constBytes), ...sizes].join(' + ');
+    if (pre.length === 0 && conds.length === 0) {     // constants only: nothing to check, no other way
+      return ['{', `  const z = ${size};`, '  let p = W.reserve(z);', '  const u = W.buf();',
+        ...(puts.some((w) => w.includes('dv.')) ? ['  const dv = W.view();'] : []),
+        ...puts.map((l) => `  ${l}`), '  W.done(p);', '}'];
+    }
     return [`${r}: {`,
       `  ${fast}: {`,
       ...pre.map((l) => `    ${l}`),
