@@ -21,6 +21,7 @@ const MiB = 1 << 20;
  */
 const OPTIONS = ['threads', 'scratchSize', 'pool', 'limits', 'wasm', 'wasmBinary', 'maxMemory', 'cacheLimit',
   'extensions', 'compression', 'bigMessage'];
+const CALL_OPTIONS = ['contract'];
 const POOL_OPTIONS = ['kind', 'maxLength', 'perBucket', 'partitions', 'perPartition', 'sequences'];
 const LIMIT_OPTIONS = Object.keys(decodeDefaults).filter((k) => k.startsWith('max'));
 const poolKinds = ['default', 'bucket', 'shared', 'lockfree'];
@@ -50,10 +51,12 @@ const MEMORY_MAX = 2 ** 32 - 65536;
 /** An INVALID_ARGUMENT error saying what is wrong. */
 export const bad = (what) => new ScratchpackError(codes.INVALID_ARGUMENT, what);
 
-/** Throws INVALID_ARGUMENT naming any key of o that is not in known. */
+/** Throws INVALID_ARGUMENT naming any own key of o that is not in known. */
 function onlyKnown(o, known, where) {
-  for (const k of Object.keys(o))
-    if (!known.includes(k)) throw bad(`unknown ${where} '${k}'${suggest(k, known)}; known: ${known.join(', ')}`);
+  // for-in, not Object.keys: no array per call (per-call options are checked on every encode).
+  for (const k in o)
+    if (!known.includes(k) && Object.hasOwn(o, k))
+      throw bad(`unknown ${where} '${k}'${suggest(k, known)}; known: ${known.join(', ')}`);
 }
 
 function integerIn(v, lo, hi, name) {
@@ -129,7 +132,7 @@ export function contractOf(options) {
 export function contractOption(options) {
   if (options === undefined || options === null) return null;
   if (typeof options !== 'object') throw bad('options must be an object { contract }');
-  onlyKnown(options, ['contract'], 'encode option');
+  onlyKnown(options, CALL_OPTIONS, 'encode option');
   const c = options.contract;
   if (c === undefined || c === null) return null;
   if (typeof c !== 'object' || typeof c._encTop !== 'function') throw bad('contract must be a contract made by contract()');
