@@ -224,6 +224,8 @@ for (const compile of [true, false]) {
       assert.deepEqual(tight.subarray(0, sp.encodeInto(big, tight, { contract: R })), R.encode(big));   // staged: the target is tight
       assert.throws(() => sp.encode(v, { contract: {} }), { code: 'INVALID_ARGUMENT' });
       assert.throws(() => sp.encode(v, { contrat: R }), { code: 'INVALID_ARGUMENT' });
+      const inherits = Object.create({ elsewhere: 1 }, { contract: { value: R, enumerable: true } });
+      assert.deepEqual(sp.encode(v, inherits), R.encode(v));              // only own keys are options
       const z = await createScratchpack({ compression: 'lz4block' });
       try {
         const many = { ...v, tags: new Array(200).fill('same tag text') };
