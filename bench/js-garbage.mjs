@@ -56,7 +56,8 @@ function record(i) {
   };
 }
 
-const sp = await createScratchpack();
+const sp = await createScratchpack();                       // results: 'pooled' under Node
+const spOwn = await createScratchpack({ results: 'own' });
 const records = Array.from({ length: 64 }, (_, i) => record(i));
 const size = sp.encode(records[0]).length;
 const target = new Uint8Array(64 * 1024);
@@ -103,6 +104,7 @@ function walk(v) {
 }
 const jobs = [
   { name: 'scratchpack encode()', ours: true, f: () => { sink ^= sp.encode(next()).length; } },
+  { name: "scratchpack encode(), results 'own'", ours: true, f: () => { sink ^= spOwn.encode(next()).length; } },
   { name: 'scratchpack encodeInto(reused)', ours: true, f: () => { sink ^= sp.encodeInto(next(), target); } },
   { name: 'msgpackr pack()', f: () => { sink ^= pack(next()).length; } },
   { name: 'msgpackr Packr.pack (useBuffer)', f: () => { sink ^= packr.pack(next()).length; } },
@@ -152,8 +154,9 @@ for (const j of jobs) { j.bytes = median(j.bytes); j.gcs = median(j.gcs); }
 // What is left of ours is V8's, not the walk's: 16 bytes for each of the
 // record's 20 fractional numbers (a double read out of an object field is
 // a new HeapNumber; the integer rows have none), and encode()'s result, a
-// new Uint8Array over a new ArrayBuffer (msgpackr's pack() returns a view
-// of a buffer it shares between results). The bare walk's rows show the
+// Uint8Array: a view of the instance's pooled array (as msgpackr's pack()
+// returns a view of a buffer it shares between results), or over an
+// ArrayBuffer of its own (results: 'own'). The bare walk's rows show the
 // first part without any encoder.
 for (const j of jobs) {
   const peer = jobs.find((x) => x.name === (j.name.endsWith('integers') ? 'msgpackr pack(), integers' : 'msgpackr pack()'));
@@ -191,4 +194,5 @@ if (SITES) {
   session.disconnect();
 }
 sp.close();
+spOwn.close();
 if (sink === 0.5) console.log(sink);

@@ -279,6 +279,21 @@ export interface ScratchpackOptions {
    * says (DecodeOptions.decompress).
    */
   compression?: Compression | undefined;
+  /**
+   * What encode() returns a message of up to the JS scratch's size (16 KiB)
+   * in. 'pooled' (the default under Node): a view of a 32 KiB array that
+   * later results fill in turn, as Node's small Buffers are views of its
+   * pool -- a fresh ArrayBuffer per call costs about twice the JS heap.
+   * The array is marked untransferable (transferring a result's buffer
+   * throws DataCloneError on Node >= 21, copies it on Node 20), and
+   * `result.buffer` holds other results: use byteOffset and byteLength, or
+   * `result.slice()` for an array of its own. A pooled result keeps its
+   * 32 KiB array alive. 'own' (the default where no array can be marked
+   * untransferable: browsers): an ArrayBuffer of exactly the message's size.
+   * Bigger messages and leases always own theirs; encodeAsync's results are
+   * encode()'s, or arrays of their own when a worker wrote them.
+   */
+  results?: 'pooled' | 'own' | undefined;
 }
 
 /** The compression option's values. */
@@ -440,10 +455,14 @@ export declare class Scratchpack {
   readonly threads: number;
   /** The layout every encode writes (the compression option). */
   readonly compression: Compression;
+  /** What encode() returns a small message in (the results option). */
+  readonly results: 'pooled' | 'own';
 
   /**
-   * The to_array entry: a new Uint8Array of exactly the message's size,
-   * with a buffer of its own (a `BufferSource`: `new Response(sp.encode(v))`).
+   * The to_array entry: a Uint8Array of exactly the message's size (a
+   * `BufferSource`: `new Response(sp.encode(v))`); with results 'pooled' a
+   * small one is a view of an array shared with other results (see
+   * {@link ScratchpackOptions.results}).
    * @example
    * sp.encode({ Id: 1, Name: 'hello' });   // 82 a2 49 64 01 a4 4e 61 6d 65 a5 68 65 6c 6c 6f
    */

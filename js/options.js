@@ -9,6 +9,7 @@
 import { decodeDefaults } from './decode-options.js';
 import { ScratchpackError, codes } from './errors.js';
 import { extensionTable } from './ext.js';
+import { canPoolResults } from './sink-scratch.js';
 import { U32_MAX } from './sinks.js';
 import { suggest } from './suggest.js';
 
@@ -20,7 +21,7 @@ const MiB = 1 << 20;
  * cannot hold (a JS number past 2^32 would wrap in the i32 conversion).
  */
 const OPTIONS = ['threads', 'scratchSize', 'pool', 'limits', 'wasm', 'wasmBinary', 'maxMemory', 'cacheLimit',
-  'extensions', 'compression', 'bigMessage'];
+  'extensions', 'compression', 'bigMessage', 'results'];
 const CALL_OPTIONS = ['contract'];
 const POOL_OPTIONS = ['kind', 'maxLength', 'perBucket', 'partitions', 'perPartition', 'sequences'];
 const LIMIT_OPTIONS = Object.keys(decodeDefaults).filter((k) => k.startsWith('max'));
@@ -107,6 +108,7 @@ export function normalize(o) {
     extensions: extensionTable(o.extensions),       // ext.js: a table, or null
     compression: COMPRESSIONS.indexOf(o.compression ?? 'none'),
     bigMessage: o.bigMessage ?? DEFAULT_BIG_MESSAGE,
+    results: o.results ?? (canPoolResults() ? 'pooled' : 'own'),
   };
   if (r.compression < 0)
     throw bad(`compression must be one of ${COMPRESSIONS.map((c) => `'${c}'`).join(', ')}, not ${
@@ -119,6 +121,7 @@ export function normalize(o) {
   if (typeof r.limits !== 'object' || r.limits === null) throw bad('limits must be an object');
   onlyKnown(r.limits, LIMIT_OPTIONS, 'limit');
   if (!['auto', 'threads', 'single'].includes(r.wasm)) throw bad("wasm must be 'auto', 'threads' or 'single'");
+  if (r.results !== 'pooled' && r.results !== 'own') throw bad(`results must be 'pooled' or 'own', not ${String(o.results)}`);
   return r;
 }
 

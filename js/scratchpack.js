@@ -72,6 +72,9 @@ export class Scratchpack {
     this._scratches = [];                 // encode()'s JS scratches, one per nesting level
     this._big = o.bigMessage;             // messages past it are written to JS memory
     this._bigLast = 0;                    // the last encode(): 0 in the JS scratch, 1 in C, 2 in JS memory
+    /** What encode() returns a message in: 'pooled' (a view of a shared array) or 'own' (an array of its own). */
+    this.results = o.results;
+    this._pooled = o.results === 'pooled';
     this._leases = 0;
     this._leaseBytes = 0;
     this._fresh = null;                   // the newest lease, watched from the next call on
@@ -120,8 +123,10 @@ export class Scratchpack {
   }
 
   /**
-   * Encodes value into a new Uint8Array of exactly its size (to_array: the
+   * Encodes value into a Uint8Array of exactly its size (to_array: the
    * thread's scratch, migrating to pooled segments when it overflows).
+   * results 'pooled': a message that fits the JS scratch is a view of it,
+   * as Node's small Buffers are of its pool; else an array of its own.
    */
   encode(value, options) {
     this._open();
@@ -138,13 +143,14 @@ export class Scratchpack {
   encodeView(value, options) {
     this._open();
     const via = contractOf(options);
-    if (!this.threaded) return this._ownLease(this._encode(value, via, false));
+    if (!this.threaded) return this._ownLease(this._encode(value, via, false, true));
     return this._encode(value, via, true);
   }
 
   // encode (lease false) and encodeView (true): through the JS scratch, or,
-  // compressing or with no scratch, straight into C.
-  _encode(value, via, lease) {
+  // compressing or with no scratch, straight into C. own: an array of its
+  // own even when results are pooled (a lease's, whose buffer may travel).
+  _encode(value, via, lease, own = false) {
     if (this._compression !== 0 || this._scratchSize === 0) return this._encodeInC(value, via, lease);
     if (this._fresh !== null) this._watchFresh();
     const s = this._scratches.pop() || this._newScratch();
@@ -153,8 +159,8 @@ export class Scratchpack {
       // encode() only (bigMessage: Infinity keeps all in linear memory); a lease is linear memory.
       this._beginScratch(s, !lease && this._big !== Infinity);
       encodeWith(s, value, this._maxDepth, this._ext, via);
-      this._bigLast = s.bodyMoved ? 0 : s.inJs() ? 2 : s.hs !== null ? 1 : 0;
-      if (!lease) return s.copyOut();
+      this._bigLast = s.bodyMoved ? 0 : s.inJs() ? 2 : s.outgrew() ? 1 : 0;
+      if (!lease) return s.copyOut(this._pooled && !own);
       return s.inJs() ? this._ownLease(s.copyOut()) : this._heapLease(s.copyToHeap(), s.messageLength);
     } catch (e) {
       throw this._fail(e);
@@ -166,7 +172,8 @@ export class Scratchpack {
   }
 
   _newScratch() {
-    return new ScratchSink(Math.min(this._scratchSize, JS_SCRATCH), () => this._takeSink(), this._heap, this._big);
+    return new ScratchSink(Math.min(this._scratchSize, JS_SCRATCH), () => this._takeSink(), this._heap, this._big,
+      this._pooled);
   }
 
   // Right after a message too big for the JS scratch the next is likely as

@@ -1,10 +1,11 @@
 // sink-scratch.js -- encode()'s sink: a small JS scratch that migrates into C, then to JS memory.
-// Owns: the JS scratch (one per nesting level), when a message leaves it
-// (the first reservation it cannot give, or a typed array: into a heap
-// sink's entry) and when it leaves linear memory (past 'big' bytes: into an
-// OutSink), and the message's way out from wherever it ended. Must not
-// touch: formats (writer.js), C's entries (sink-heap.js) or JS memory's
-// growth (sink-out.js).
+// Owns: the JS scratch (one per nesting level), which doubles as the pool
+// that small results are views of; when a message leaves it (the first
+// reservation it cannot give, or a typed array: into a heap sink's entry)
+// and when it leaves linear memory (past 'big' bytes: into an OutSink), and
+// the message's way out from wherever it ended. Must not touch: formats
+// (writer.js), C's entries (sink-heap.js) or JS memory's growth
+// (sink-out.js).
 
 import { bytesOf } from './sink.js';
 import { arrayMinBytes } from './sink-numeric.js';
@@ -14,20 +15,48 @@ import { OutSink } from './sink-out.js';
 // JS scratch's usual size: a smaller scratchSize still migrates the rest).
 const BODY_WHOLE = 16 * 1024;
 
+// The scratch's array: a message uses at most the scratch's size of it;
+// pooled results fill it, one after another, before a new one is made.
+const POOL_ARRAY = 32 * 1024;
+
+// Results are pooled by default only where the pool's buffers can be
+// marked untransferable (Node's markAsUntransferable, as Node marks its
+// Buffer pool): a transfer of one result's buffer would otherwise detach
+// every other result in it.
+const markPooled = hostUntransferable();
+
+function hostUntransferable() {
+  const p = globalThis.process;
+  const wt = typeof p?.getBuiltinModule === 'function' ? p.getBuiltinModule('node:worker_threads') : null;
+  return typeof wt?.markAsUntransferable === 'function' ? wt.markAsUntransferable : null;
+}
+
+/** Whether this host can pool results safely (the default of the results option). */
+export const canPoolResults = () => markPooled !== null;
+
 /**
  * encode()'s span: a JS array the instance reuses (one per nesting level),
  * as C's thread scratch is one level down, so a message that fits costs no
- * call into C at all. The first reservation it cannot give moves the bytes
- * written so far, once, into a C entry (a heap sink's scratch, migrating in
- * turn to pooled segments) and the walk goes on there: C's one-way
- * migration, in JS. Typed arrays migrate at once (C writes them). A message
- * that passes 'big' bytes moves once more, out of linear memory (which
- * never shrinks) into JS memory (OutSink), where it grows without copies.
+ * call into C at all. Pooled results (results: 'pooled') are views of it,
+ * as Node's small Buffers are views of its pool: a message begins where
+ * the last pooled one ended ('next'), so nothing is written over a result,
+ * and one that does not fit the rest starts again in a new array. The
+ * first reservation it cannot give moves the bytes written so far, once,
+ * into a C entry (a heap sink's scratch, migrating in turn to pooled
+ * segments) and the walk goes on there: C's one-way migration, in JS.
+ * Typed arrays migrate at once (C writes them). A message that passes
+ * 'big' bytes moves once more, out of linear memory (which never shrinks)
+ * into JS memory (OutSink), where it grows without copies.
  */
 export class ScratchSink {
-  constructor(size, takeHeapSink, heap, big) {
-    this.buf = new Uint8Array(size);
+  constructor(size, takeHeapSink, heap, big, pooled) {
+    this.limit = size;             // a message past this many bytes leaves the scratch
+    this.buf = new Uint8Array(pooled ? Math.max(size, POOL_ARRAY) : size);
     this.bufDv = null;
+    this.base = 0;                 // where this message begins in buf
+    this.next = 0;                 // buf below this holds pooled results: never written again
+    this.marked = false;           // buf's buffer is marked untransferable
+    this.lastLength = 0;           // the last pooled result's length
     this.take = takeHeapSink;      // () => a HeapSink, the entry's own
     this.heap = heap;
     this.big = big;                // past this many bytes the message goes to JS memory
@@ -52,10 +81,37 @@ export class ScratchSink {
     this.bodyMoved = false;
     this.onePiece = bodies ? BODY_WHOLE : this.big;
     this.hs = null;
+    if (this.buf.length - this.next < this.lastLength) this.renew();
     this.u8 = this.buf;
     this.dv = this.bufDv;
-    this.pos = 0;
-    this.end = this.buf.length;
+    this.pos = this.base = this.next;
+    this.end = Math.min(this.buf.length, this.base + this.limit);
+  }
+
+  // A new array to write in: the old one now belongs to the results that view it.
+  renew() {
+    this.buf = new Uint8Array(this.buf.length);
+    this.bufDv = null;
+    this.next = 0;
+    this.marked = false;
+  }
+
+  // A message that outgrew the rest of a pooled array starts again at the
+  // start of a new one, if it fits there.
+  restart() {
+    const old = this.buf, from = this.base, n = this.pos - from;
+    this.renew();
+    this.buf.set(old.subarray(from, from + n));
+    this.u8 = this.buf;
+    this.dv = null;
+    this.base = 0;
+    this.pos = n;
+    this.end = this.limit;
+  }
+
+  // The message so far: buf[base..pos).
+  written() {
+    return this.buf.subarray(this.base, this.pos);
   }
 
   view() {
@@ -70,8 +126,22 @@ export class ScratchSink {
     this.hs = this.held = hs;      // from here on, done() ends the entry
     this.onePiece = this.big;
     hs.beginArray(this.scratchSize, 0);
-    hs.putBytes(this.buf, this.pos);
+    hs.putBytes(this.written(), this.pos - this.base);
     this.pull();
+  }
+
+  /**
+   * Whether the message outgrew the scratch (the next one starts in C). One
+   * that went into C for a typed array, or started there, and stayed small
+   * did not: the next starts in the scratch again.
+   */
+  outgrew() {
+    const hs = this.hs;
+    if (hs === null) return false;
+    if (hs !== this.held) return true;              // in JS memory
+    hs.pos = this.pos;
+    hs.store();
+    return hs.length() > this.limit;
   }
 
   /** Whether the message is in JS memory: past 'big', or a body moved (then copyOut is its own array). */
@@ -82,7 +152,7 @@ export class ScratchSink {
   // Bytes written so far, plus n, would pass 'big'.
   passes(n) {
     const hs = this.hs;
-    if (hs === null) return this.pos + n > this.big;
+    if (hs === null) return this.pos - this.base + n > this.big;
     if (hs !== this.held) return false;             // in JS memory already
     hs.pos = this.pos;
     hs.store();
@@ -95,7 +165,7 @@ export class ScratchSink {
     const hs = this.hs;
     const out = new OutSink(this.heap, size, plain);
     if (hs === null) {
-      out.putBytes(this.buf, this.pos);
+      out.putBytes(this.written(), this.pos - this.base);
     } else {
       hs.pos = this.pos;
       hs.finish();
@@ -114,7 +184,7 @@ export class ScratchSink {
   // memory copies slowly in V8); bytes after it grow the buffer by copies.
   moveBody(n) {
     this.bodyMoved = true;
-    this.toJs(n, this.pos + n, true);
+    this.toJs(n, this.pos - this.base + n, true);
   }
 
   // The current sink's span as ours (after a call on it).
@@ -126,7 +196,10 @@ export class ScratchSink {
   more(n) {
     if (this.passes(n)) this.toJs(n);
     else if (this.hs === null && this.bodies && n > BODY_WHOLE) this.moveBody(n);
-    else if (this.hs === null) this.migrate();
+    else if (this.hs === null && this.base > 0 && this.pos - this.base + n <= this.limit) {
+      this.restart();
+      return;
+    } else if (this.hs === null) this.migrate();
     this.hs.pos = this.pos;
     if (this.hs.end - this.hs.pos < n) this.hs.more(n);
     this.pull();
@@ -147,14 +220,24 @@ export class ScratchSink {
     this.u8 = this.hs.u8; this.dv = this.hs.dv;
   }
 
-  /** The message as a new Uint8Array of exactly its size. */
-  copyOut() {
+  /**
+   * The message as a Uint8Array of exactly its size: an array of its own,
+   * or (pooled, and the message still in the scratch) a view of the
+   * scratch's array, which the scratch never writes again.
+   */
+  copyOut(pooled = false) {
     const hs = this.hs;
     if (hs !== null) {
       hs.pos = this.pos;
       return hs === this.held ? hs.copyOut() : hs.result();
     }
-    return bytesOf(this.buf, 0, this.pos);
+    if (!pooled) return bytesOf(this.buf, this.base, this.pos);
+    if (!this.marked && markPooled !== null) markPooled(this.buf.buffer);
+    this.marked = true;
+    const n = this.pos - this.base, out = new Uint8Array(this.buf.buffer, this.base, n);
+    this.next = (this.pos + 7) & ~7;          // the next result 8-aligned, as Node's pool does
+    this.lastLength = n;
+    return out;
   }
 
   /**
@@ -165,8 +248,8 @@ export class ScratchSink {
   copyToHeap() {
     const heap = this.heap, hs = this.hs;
     if (hs === null) {
-      const n = this.pos, p = heap.alloc(n, 'a lease');
-      heap.u8.set(n === this.buf.length ? this.buf : this.buf.subarray(0, n), p);
+      const n = this.pos - this.base, p = heap.alloc(n, 'a lease');
+      heap.u8.set(this.written(), p);
       this.messageLength = n;
       return p;
     }

@@ -43,6 +43,7 @@ test("createScratchpack's options: the README's table lists each once, with the 
   assert.equal(dflt('wasm'), `\`'${given.wasm}'\``);
   assert.equal(dflt('cacheLimit'), `${given.cacheLimit / (1 << 20)} MiB`);
   assert.equal(dflt('compression'), "`'none'`");
+  assert.equal(dflt('results'), `\`'${given.results}'\` under Node, else \`'own'\``);
   assert.deepEqual(normalize({ compression: 'none' }).compression, given.compression);
 });
 

@@ -58,11 +58,15 @@ const sp: Scratchpack = await createScratchpack({
 });
 // @ts-expect-error a misspelt option (it is INVALID_ARGUMENT at run time too)
 await createScratchpack({ trheads: 2 });
+const ownResults: 'pooled' | 'own' = (await createScratchpack({ results: 'own' })).results;
+void ownResults;
+// @ts-expect-error results are 'pooled' or 'own'
+await createScratchpack({ results: 'shared' });
 const freed: number = sp.trim();
 const { heap: { size, max }, pool: { cachedBytes }, leaseBytes } = sp.stats();
 void [freed, size, max, cachedBytes, leaseBytes];
 
-const bytes: Uint8Array<ArrayBuffer> = sp.encode(user);     // a buffer of its own: a BufferSource
+const bytes: Uint8Array<ArrayBuffer> = sp.encode(user);     // over an ArrayBuffer (pooled or its own): a BufferSource
 const response = new Response(sp.encode(users));
 const blob = new Blob([sp.encode(record)]);
 await crypto.subtle.digest('SHA-256', sp.encode(tree));
