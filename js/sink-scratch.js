@@ -23,16 +23,32 @@ const POOL_ARRAY = 32 * 1024;
 // marked untransferable (Node's markAsUntransferable, as Node marks its
 // Buffer pool): a transfer of one result's buffer would otherwise detach
 // every other result in it.
-const markPooled = hostUntransferable();
+let markPooled;                    // undefined until first asked, then the function or null
 
 function hostUntransferable() {
   const p = globalThis.process;
   const wt = typeof p?.getBuiltinModule === 'function' ? p.getBuiltinModule('node:worker_threads') : null;
-  return typeof wt?.markAsUntransferable === 'function' ? wt.markAsUntransferable : null;
+  const mark = wt?.markAsUntransferable;
+  if (typeof mark !== 'function' || typeof structuredClone !== 'function') return null;
+  // Only where marking works (a runtime may offer it as a no-op): a marked
+  // buffer in a transfer list is refused (Node >= 21) or copied (Node 20), never detached.
+  const probe = new ArrayBuffer(8);
+  mark(probe);
+  try {
+    structuredClone(probe, { transfer: [probe] });
+  } catch {
+    // refused: marked
+  }
+  return probe.byteLength === 8 ? mark : null;
+}
+
+function untransferable() {
+  if (markPooled === undefined) markPooled = hostUntransferable();
+  return markPooled;
 }
 
 /** Whether this host can pool results safely (the default of the results option). */
-export const canPoolResults = () => markPooled !== null;
+export const canPoolResults = () => untransferable() !== null;
 
 /**
  * encode()'s span: a JS array the instance reuses (one per nesting level),
@@ -232,8 +248,11 @@ export class ScratchSink {
       return hs === this.held ? hs.copyOut() : hs.result();
     }
     if (!pooled) return bytesOf(this.buf, this.base, this.pos);
-    if (!this.marked && markPooled !== null) markPooled(this.buf.buffer);
-    this.marked = true;
+    if (!this.marked) {
+      const mark = untransferable();
+      if (mark !== null) mark(this.buf.buffer);
+      this.marked = true;
+    }
     const n = this.pos - this.base, out = new Uint8Array(this.buf.buffer, this.base, n);
     this.next = (this.pos + 7) & ~7;          // the next result 8-aligned, as Node's pool does
     this.lastLength = n;

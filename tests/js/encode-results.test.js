@@ -6,6 +6,7 @@
 // that the pool's arrays cannot be transferred away from the results that
 // share them, and that leases and 'own' results still own their bytes.
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { after, test } from 'node:test';
 
 import { createScratchpack, decode } from '../../js/index.js';
@@ -34,6 +35,15 @@ function sizes(count) {
 test('results default to pooled under Node, and to own when asked', () => {
   assert.equal(pooled.results, 'pooled');
   assert.equal(own.results, 'own');
+});
+
+test('where marking a buffer untransferable does nothing, results default to own', () => {
+  // A runtime may offer markAsUntransferable as a no-op: a transfer would then detach the pool.
+  const script = "const wt = process.getBuiltinModule('node:worker_threads'); wt.markAsUntransferable = () => {};" +
+    `const { createScratchpack } = await import(${JSON.stringify(new URL('../../js/index.js', import.meta.url).href)});` +
+    "const sp = await createScratchpack({ wasm: 'single' }); console.log(sp.results); sp.close();";
+  const out = execFileSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', timeout: 60000 });
+  assert.equal(out.trim(), 'own');
 });
 
 test('pooled results share arrays without overlapping, each 8-aligned', () => {
