@@ -53,7 +53,7 @@ export function ready() {
   return loading;
 }
 
-/** Encodes value into a new Uint8Array of exactly its size (Scratchpack#encode). */
+/** Encodes value into a Uint8Array of exactly its size (Scratchpack#encode; results as its default). */
 export function encode(value, options) {
   return shared().encode(value, options);
 }

@@ -595,7 +595,8 @@ export declare function createScratchpack(options?: ScratchpackOptions): Promise
  * `require` alike. Node loads the module synchronously on the first call; a
  * browser cannot (a page fetches the .wasm asynchronously), so there
  * `await ready()` comes first, else NOT_READY. As
- * {@link Scratchpack.encode}: a new Uint8Array of exactly the message's size.
+ * {@link Scratchpack.encode}: a Uint8Array of exactly the message's size (pooled under Node:
+ * {@link ScratchpackOptions.results}).
  * @example
  * import { encode, decode } from 'scratchpack';
  * decode(encode({ hello: 'world' }));   // { hello: 'world' }

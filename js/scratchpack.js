@@ -339,7 +339,7 @@ export class Scratchpack {
   }
 
   /**
-   * Encodes value like encode(), resolving to a new Uint8Array; calls
+   * Encodes value like encode(), resolving to a Uint8Array (encode()'s); calls
    * settle in the order they were made. A numeric typed array of
    * INLINE_MAX_BYTES or more is encoded on a worker thread (when the
    * instance has threads), without blocking this thread beyond one copy of
