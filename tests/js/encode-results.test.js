@@ -10,6 +10,7 @@ import { execFileSync } from 'node:child_process';
 import { after, test } from 'node:test';
 
 import { createScratchpack, decode } from '../../js/index.js';
+import { randomValue, rng } from './helpers.js';
 
 const pooled = await createScratchpack();
 const own = await createScratchpack({ results: 'own' });
@@ -103,6 +104,18 @@ test('after a message that outgrew the scratch the next starts in C, and comes b
   const r3 = pooled.encode({ small: 3 });
   assert.ok(r3.buffer.byteLength > r3.length);
   assert.deepEqual([decode(r1), decode(r2), decode(r3)], [big, { small: 2 }, { small: 3 }]);
+});
+
+test('random values: every pooled result keeps the bytes an own result has, to the end', () => {
+  const next = rng(20261203);
+  const kept = [];
+  for (let i = 0; i < 3000; i++) {
+    const v = randomValue(next, 0, { bigint: true, maps: true, dates: true });
+    // Now and then a big one (past the scratch: C, or a body in JS memory) or a typed array (C).
+    const value = i % 211 === 0 ? [v, 'b'.repeat(20000 + i)] : i % 97 === 0 ? [v, new Int16Array(50).fill(i)] : v;
+    kept.push([own.encode(value), pooled.encode(value)]);
+  }
+  for (const [want, got] of kept) assert.deepEqual(got, want);
 });
 
 test('writing into one pooled result changes no other', () => {
