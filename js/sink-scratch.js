@@ -67,7 +67,8 @@ export const canPoolResults = () => untransferable() !== null;
 export class ScratchSink {
   constructor(size, takeHeapSink, heap, big, pooled) {
     this.limit = size;             // a message past this many bytes leaves the scratch
-    this.buf = new Uint8Array(pooled ? Math.max(size, POOL_ARRAY) : size);
+    this.size = pooled ? Math.max(size, POOL_ARRAY) : size;
+    this.buf = new Uint8Array(this.size);
     this.bufDv = null;
     this.base = 0;                 // where this message begins in buf
     this.next = 0;                 // buf below this holds pooled results: never written again
@@ -104,9 +105,10 @@ export class ScratchSink {
     this.end = Math.min(this.buf.length, this.base + this.limit);
   }
 
-  // A new array to write in: the old one now belongs to the results that view it.
+  // A new array to write in: the old one now belongs to the results that
+  // view it (or was detached: a transfer where nothing marked it).
   renew() {
-    this.buf = new Uint8Array(this.buf.length);
+    this.buf = new Uint8Array(this.size);
     this.bufDv = null;
     this.next = 0;
     this.marked = false;

@@ -38,13 +38,16 @@ test('results default to pooled under Node, and to own when asked', () => {
   assert.equal(own.results, 'own');
 });
 
-test('where marking a buffer untransferable does nothing, results default to own', () => {
-  // A runtime may offer markAsUntransferable as a no-op: a transfer would then detach the pool.
+test('where marking a buffer untransferable does nothing, results default to own; pooled asked for survives a detach', () => {
+  // A runtime may offer markAsUntransferable as a no-op: a transfer then detaches the pool.
   const script = "const wt = process.getBuiltinModule('node:worker_threads'); wt.markAsUntransferable = () => {};" +
-    `const { createScratchpack } = await import(${JSON.stringify(new URL('../../js/index.js', import.meta.url).href)});` +
-    "const sp = await createScratchpack({ wasm: 'single' }); console.log(sp.results); sp.close();";
+    `const { createScratchpack, decode } = await import(${JSON.stringify(new URL('../../js/index.js', import.meta.url).href)});` +
+    "const sp = await createScratchpack({ wasm: 'single' }); console.log(sp.results); sp.close();" +
+    "const p = await createScratchpack({ wasm: 'single', results: 'pooled' });" +
+    "const a = p.encode({ a: 1 }); structuredClone(a, { transfer: [a.buffer] });" +
+    "const b = p.encode({ b: 'two' }); console.log(a.length, JSON.stringify(decode(b)), b.buffer.byteLength); p.close();";
   const out = execFileSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', timeout: 60000 });
-  assert.equal(out.trim(), 'own');
+  assert.deepEqual(out.trim().split('\n'), ['own', '0 {"b":"two"} 32768']);
 });
 
 test('pooled results share arrays without overlapping, each 8-aligned', () => {
