@@ -8,10 +8,12 @@
 static void write_value(sp_writer *w, const sp_value *v, unsigned depth);
 
 /* The commonest leaves, written inside the container loops with no call;
-** inlining every kind here measured slower (code size), so only these. */
+** inlining every kind here measured slower (code size), so only these.
+** SP_UINT among them: the decoder gives every non-negative integer as one. */
 static inline void write_child(sp_writer *w, const sp_value *v, unsigned depth) {
   switch (v->kind) {
     case SP_INT: sp_write_int(w, v->as.i); break;
+    case SP_UINT: sp_write_uint(w, v->as.u); break;
     case SP_STR: sp_write_str(w, v->as.str.ptr, v->as.str.len); break;
     case SP_DOUBLE: sp_write_double(w, v->as.d); break;
     default: write_value(w, v, depth);
