@@ -74,7 +74,6 @@ export class Scratchpack {
     this._bigLast = 0;                    // the last encode(): 0 in the JS scratch, 1 in C, 2 in JS memory
     /** What encode() returns a message in: 'pooled' (a view of a shared array) or 'own' (an array of its own). */
     this.results = o.results;
-    this._pooled = o.results === 'pooled';
     this._leases = 0;
     this._leaseBytes = 0;
     this._fresh = null;                   // the newest lease, watched from the next call on
@@ -160,8 +159,8 @@ export class Scratchpack {
       this._beginScratch(s, !lease && this._big !== Infinity);
       encodeWith(s, value, this._maxDepth, this._ext, via);
       this._bigLast = s.bodyMoved ? 0 : s.inJs() ? 2 : s.outgrew() ? 1 : 0;
-      if (!lease) return s.copyOut(this._pooled && !own);
-      return s.inJs() ? this._ownLease(s.copyOut()) : this._heapLease(s.copyToHeap(), s.messageLength);
+      if (!lease) return s.copyOut(own);
+      return s.inJs() ? this._ownLease(s.copyOut(true)) : this._heapLease(s.copyToHeap(), s.messageLength);
     } catch (e) {
       throw this._fail(e);
     } finally {
@@ -173,7 +172,7 @@ export class Scratchpack {
 
   _newScratch() {
     return new ScratchSink(Math.min(this._scratchSize, JS_SCRATCH), () => this._takeSink(), this._heap, this._big,
-      this._pooled);
+      this.results === 'pooled');
   }
 
   // Right after a message too big for the JS scratch the next is likely as

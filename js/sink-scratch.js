@@ -67,12 +67,13 @@ export const canPoolResults = () => untransferable() !== null;
 export class ScratchSink {
   constructor(size, takeHeapSink, heap, big, pooled) {
     this.limit = size;             // a message past this many bytes leaves the scratch
+    this.pooled = pooled;          // copyOut may give views of buf (each array marked when made)
     this.size = pooled ? Math.max(size, POOL_ARRAY) : size;
-    this.buf = new Uint8Array(this.size);
+    this.buf = null;
     this.bufDv = null;
+    this.newArray();
     this.base = 0;                 // where this message begins in buf
     this.next = 0;                 // buf below this holds pooled results: never written again
-    this.marked = false;           // buf's buffer is marked untransferable
     this.lastLength = 0;           // the last pooled result's length
     this.take = takeHeapSink;      // () => a HeapSink, the entry's own
     this.heap = heap;
@@ -108,10 +109,15 @@ export class ScratchSink {
   // A new array to write in: the old one now belongs to the results that
   // view it (or was detached: a transfer where nothing marked it).
   renew() {
+    this.newArray();
+    this.next = 0;
+  }
+
+  newArray() {
     this.buf = new Uint8Array(this.size);
     this.bufDv = null;
-    this.next = 0;
-    this.marked = false;
+    const mark = this.pooled ? untransferable() : null;
+    if (mark !== null) mark(this.buf.buffer);
   }
 
   // A message that outgrew the rest of a pooled array starts again at the
@@ -157,9 +163,14 @@ export class ScratchSink {
     const hs = this.hs;
     if (hs === null) return false;
     if (hs !== this.held) return true;              // in JS memory
-    hs.pos = this.pos;
-    hs.store();
-    return hs.length() > this.limit;
+    return this.heldLength() > this.limit;
+  }
+
+  // The message's length so far in the C entry taken (hs === held).
+  heldLength() {
+    this.hs.pos = this.pos;
+    this.hs.store();
+    return this.hs.length();
   }
 
   /** Whether the message is in JS memory: past 'big', or a body moved (then copyOut is its own array). */
@@ -172,9 +183,7 @@ export class ScratchSink {
     const hs = this.hs;
     if (hs === null) return this.pos - this.base + n > this.big;
     if (hs !== this.held) return false;             // in JS memory already
-    hs.pos = this.pos;
-    hs.store();
-    return hs.length() + n > this.big;
+    return this.heldLength() + n > this.big;
   }
 
   // Out of linear memory: what was written is copied into an OutSink, and
@@ -240,21 +249,16 @@ export class ScratchSink {
 
   /**
    * The message as a Uint8Array of exactly its size: an array of its own,
-   * or (pooled, and the message still in the scratch) a view of the
-   * scratch's array, which the scratch never writes again.
+   * or (pooled, not own, and the message still in the scratch) a view of
+   * the scratch's array, which the scratch never writes again.
    */
-  copyOut(pooled = false) {
+  copyOut(own) {
     const hs = this.hs;
     if (hs !== null) {
       hs.pos = this.pos;
       return hs === this.held ? hs.copyOut() : hs.result();
     }
-    if (!pooled) return bytesOf(this.buf, this.base, this.pos);
-    if (!this.marked) {
-      const mark = untransferable();
-      if (mark !== null) mark(this.buf.buffer);
-      this.marked = true;
-    }
+    if (own || !this.pooled) return bytesOf(this.buf, this.base, this.pos);
     const n = this.pos - this.base, out = new Uint8Array(this.buf.buffer, this.base, n);
     this.next = (this.pos + 7) & ~7;          // the next result 8-aligned, as Node's pool does
     this.lastLength = n;
