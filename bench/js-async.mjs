@@ -67,7 +67,7 @@ const packLoop = (v) => async (n) => { for (let i = 0; i < n; i++) packr.pack(v)
 if (runs('calls')) {
 console.log(`scratchpack encodeAsync vs encode, threads ${sp.threads} (µs per call; median of ${ROUNDS})`);
 console.log('size       encode  encodeAsync  ratio   async x64  ratio   msgpackr pack');
-for (const kb of [10, 80, 1024]) {
+for (const kb of [10, 80, 160, 256, 512, 1024]) {
   const v = f64(kb * 1024);
   const m = await measure({ encode: encodeLoop(v), one: asyncOne(v), many: asyncMany(v), pack: packLoop(v) },
     callsFor(v.byteLength));

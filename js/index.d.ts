@@ -521,7 +521,7 @@ export declare class Scratchpack {
     options: ContractOption<T>): Promise<number>;
 
   /**
-   * encode() without blocking on big arrays: a numeric typed array of 128 KiB
+   * encode() without blocking on big arrays: a numeric typed array of 512 KiB
    * or more is encoded as a MessagePack array on a worker pthread; smaller
    * ones and other values are encoded here (a few ms of work per event-loop
    * turn, the rest in later turns). Calls settle in the order they were made.

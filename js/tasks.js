@@ -40,9 +40,11 @@ const MAX_BLOCK = 2 ** 32 - 1;
 
 /**
  * Numeric arrays of fewer bytes are encoded on the calling thread: below it
- * a worker task measured slower than encode() (bench/js-async.mjs).
+ * a worker task measured slower than encode() (bench/js-async.mjs), its
+ * round trip (a wake-up each way, Atomics.waitAsync's turn) costing more
+ * than the encode it saves.
  */
-export const INLINE_MAX_BYTES = 128 * 1024;
+export const INLINE_MAX_BYTES = 512 * 1024;
 /** Milliseconds of encoding done here per event-loop turn before the rest waits for a later turn. */
 export const TURN_BUDGET_MS = 2;
 // Calls encoded, and calls settled, per event-loop turn at most: each
