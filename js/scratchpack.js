@@ -19,6 +19,7 @@ import { ScratchpackError, codeFromC, codes, finishEncodeError } from './errors.
 import { Lease } from './lease.js';
 import { LZ4_BAD_OFFSET, LZ4_TOO_LONG, LZ4_TRUNCATED } from './lz4.js';
 import { COMPRESSIONS, asyncSignal, bad, contractOf, contractOption, normalize } from './options.js';
+import { copyBytes } from './sink.js';
 import { Heap, HeapSink, ScratchSink, TargetSink } from './sinks.js';
 import { openWritable } from './stream.js';
 import { Tasks } from './tasks.js';
@@ -380,7 +381,7 @@ export class Scratchpack {
     }
     let out = null, used;
     try {                                        // (a stack overflow may strike here, deep in a decode)
-      heap.u8.set(avail === src.length && at === 0 ? src : src.subarray(at, at + avail), inAt);
+      copyBytes(heap.u8, inAt, avail === src.length && at === 0 ? src : src.subarray(at, at + avail));
       used = this._c.readArray(kind, inAt, avail, inAt + outOff, n) >>> 0;
       if (used !== 0) {
         out = new ctor(n);
@@ -412,9 +413,9 @@ export class Scratchpack {
     } catch {
       return null;
     }
-    heap.u8.set(src.subarray(s, sEnd), at);
+    copyBytes(heap.u8, at, src.subarray(s, sEnd));
     const got = this._c.lz4Decompress(at, n, at + n, plain);
-    if (got >= 0) out.set(heap.u8.subarray(at + n, at + n + got), d);
+    if (got >= 0) copyBytes(out, d, heap.u8.subarray(at + n, at + n + got));
     heap.unstage();
     if (this._depth > 0) resync();               // decode called from a getter of an encode
     if (got >= 0) return d + got;

@@ -6,6 +6,7 @@
 // it), the staging block's allocation (sinks.js, Heap) or a sink's storage.
 
 import { EncodeFailure, codes } from './errors.js';
+import { copyBytes } from './sink.js';
 import { containerHeaderSize, putContainerHeader } from './writer.js';
 
 // Bigger typed arrays are staged and encoded this many bytes of elements at
@@ -34,7 +35,7 @@ function encodeChunk(heap, kind, view) {
   const n = view.length, bytes = view.byteLength, room = arrayMaxBytes(kind, n);
   const at = (bytes + 7) & ~7;
   const src = heap.reserve(at + room);
-  heap.u8.set(new Uint8Array(view.buffer, view.byteOffset, bytes), src);
+  copyBytes(heap.u8, src, new Uint8Array(view.buffer, view.byteOffset, bytes));
   const len = heap.c.encodeArray(kind, src, n, src + at, room) >>> 0;
   if (len === 0) throw new EncodeFailure(codes.INTERNAL, 'C refused a numeric array');
   return [src + at, len];

@@ -148,7 +148,7 @@ export class ScratchSink {
   migrate() {
     const hs = this.take();
     this.hs = this.held = hs;      // from here on, done() ends the entry
-    this.onePiece = this.big;
+    this.onePiece = this.bodies ? BODY_WHOLE : this.big;
     hs.beginArray(this.scratchSize, 0);
     hs.putBytes(this.written(), this.pos - this.base);
     this.pull();
@@ -209,9 +209,21 @@ export class ScratchSink {
   // size so far, so a body that ends the message is copied once, into what
   // becomes the result -- not into linear memory and out again (shared
   // memory copies slowly in V8); bytes after it grow the buffer by copies.
+  // From the scratch, or from the C entry a message that started there
+  // (after one that outgrew the scratch) has written so far.
   moveBody(n) {
     this.bodyMoved = true;
-    this.toJs(n, this.pos - this.base + n, true);
+    const sofar = this.hs === null ? this.pos - this.base : this.heldLength();
+    this.toJs(n, sofar + n, true);
+  }
+
+  // Whether a body of n bytes would be most of the message: in the scratch
+  // always (at most its size is written); in a C entry once n is at least
+  // what is there (a big message of small values stays in C, where its
+  // segments grow without copies).
+  bodyLeads(n) {
+    if (this.hs === null) return true;
+    return this.hs === this.held && this.heldLength() <= n;
   }
 
   // The current sink's span as ours (after a call on it).
@@ -222,7 +234,7 @@ export class ScratchSink {
 
   more(n) {
     if (this.passes(n)) this.toJs(n);
-    else if (this.hs === null && this.bodies && n > BODY_WHOLE) this.moveBody(n);
+    else if (this.bodies && n > BODY_WHOLE && this.bodyLeads(n)) this.moveBody(n);
     else if (this.hs === null && this.base > 0 && this.pos - this.base + n <= this.limit) {
       this.restart();
       return;

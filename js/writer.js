@@ -12,6 +12,7 @@ import {
   ARRAY, BUFFER, CONTRACT, DATE, EXT, EXTENSION, MAP, OBJECT, VIEW, binBytes, claimedBy, classifyObject, contractClasses,
 } from './classify.js';
 import { extEncode } from './ext.js';
+import { copyBytes } from './sink.js';
 import {
   EncodeFailure, codes, finishEncodeError, indexStep, keyStep, mapKeyStep, mapStep,
   valuesAlong, within,
@@ -349,7 +350,7 @@ function writeRaw(b) {
   }
   if (n <= end - pos) {
     if (n < 32) for (let i = 0; i < n; i++) u8[pos + i] = b[i];
-    else u8.set(b, pos);
+    else copyBytes(u8, pos, b);
     pos += n;
     return;
   }
@@ -357,7 +358,7 @@ function writeRaw(b) {
   for (let i = 0; i < n;) {
     if (pos >= end) more(Math.min(n - i, RAW_CHUNK));
     const k = Math.min(end - pos, n - i);
-    u8.set(b.subarray(i, i + k), pos);
+    copyBytes(u8, pos, b.subarray(i, i + k));
     pos += k;
     i += k;
   }
