@@ -237,7 +237,7 @@ export class HeapSink {
   segments() {
     this.finish();
     const out = [], heap = this.heap;
-    this.pieces((p, len) => out.push(heap.u8.slice(p, p + len)));
+    this.pieces((p, len) => out.push(bytesOf(heap.u8, p, p + len)));
     return out;
   }
 

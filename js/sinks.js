@@ -10,6 +10,7 @@
 
 import { cString, packageAbi, packageCalls } from './abi.js';
 import { ScratchpackError, codes } from './errors.js';
+import { copyBytes } from './sink.js';
 
 export { HeapSink } from './sink-heap.js';
 export { ScratchSink } from './sink-scratch.js';
@@ -128,7 +129,7 @@ export class Heap {
   stage(view) {
     const n = view.byteLength;
     const p = this.reserve(n);
-    this.u8.set(new Uint8Array(view.buffer, view.byteOffset, n), p);
+    copyBytes(this.u8, p, new Uint8Array(view.buffer, view.byteOffset, n));
     return p;
   }
 

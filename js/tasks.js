@@ -30,6 +30,7 @@
 
 import { packageAbi } from './abi.js';
 import { ScratchpackError, codes, codeFromC } from './errors.js';
+import { bytesOf, copyBytes } from './sink.js';
 
 /** Estimated bytes staged in WASM at once for all tasks in flight (one task may exceed it alone). */
 export const QUEUE_MAX_BYTES = 64 * 1024 * 1024;
@@ -279,7 +280,7 @@ export class Tasks {
       return false;
     }
     heap.check(Math.max(src + bytes, task + F.bytes));         // the allocations may have grown memory
-    heap.u8.set(new Uint8Array(view.buffer, view.byteOffset, bytes), src);
+    copyBytes(heap.u8, src, new Uint8Array(view.buffer, view.byteOffset, bytes));
     const w = task >>> 2, u32 = heap.u32;
     u32[w + F.kind] = call.kind; u32[w + F.n] = view.length; u32[w + F.src] = src;
     u32[w + F.scratchSize] = this.scratchSize; u32[w + F.compression] = this.compression;
@@ -315,7 +316,7 @@ export class Tasks {
     const w = call.task >>> 2, u32 = heap.u32;
     const code = u32[w + F.code], ptr = u32[w + F.result] >>> 0, n = u32[w + F.resultLen] >>> 0;
     heap.check(ptr + n);
-    const out = code === 0 ? heap.u8.slice(ptr, ptr + n) : null;
+    const out = code === 0 ? bytesOf(heap.u8, ptr, ptr + n) : null;
     const cause = code === 0 ? '' : heap.cString(u32[w + F.cause] >>> 0);
     if (ptr) c.free(ptr, n);
     c.free(call.src, call.value.byteLength);
