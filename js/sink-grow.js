@@ -12,6 +12,7 @@ export class GrowSink {
   constructor() {
     this.buf = new Uint8Array(4096);
     this.u8 = this.buf;
+    this.shared = false;
     this.dv = null;
     this.bufDv = null;
     this.pos = 0;

@@ -40,6 +40,7 @@ export class HeapSink {
     this.modeAt = (job + span.mode) >>> 2;
     this.scratchMode = span.scratch;        // the mode that means "in the scratch"
     this.u8 = heap.u8;
+    this.shared = heap.shared;              // the pthread build's memory: copies in by copyBytes
     this.dv = heap.dv;
     this.pos = 0;
     this.end = 0;

@@ -27,6 +27,7 @@ export class OutSink {
     this.heap = heap;
     this.plain = plain;
     this.fixed = false;
+    this.shared = false;
     this.pos = 0;
     this.buf = null;
     this.u8 = null;

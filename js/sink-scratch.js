@@ -83,6 +83,7 @@ export class ScratchSink {
     this.scratchSize = 0;
     this.fixed = false;
     this.u8 = null;
+    this.shared = false;           // whether u8 is shared memory (a C entry's, pthread build)
     this.dv = null;
     this.pos = 0;
     this.end = 0;
@@ -101,6 +102,7 @@ export class ScratchSink {
     this.hs = null;
     if (this.buf.length - this.next < this.lastLength) this.renew();
     this.u8 = this.buf;
+    this.shared = false;
     this.dv = this.bufDv;
     this.pos = this.base = this.next;
     this.end = Math.min(this.buf.length, this.base + this.limit);
@@ -230,6 +232,7 @@ export class ScratchSink {
   pull() {
     const hs = this.hs;
     this.u8 = hs.u8; this.dv = hs.dv; this.pos = hs.pos; this.end = hs.end;
+    this.shared = hs.shared;
   }
 
   more(n) {

@@ -43,6 +43,7 @@ export class TargetSink {
     this.heap = heap;              // typed arrays are encoded by C in its staging block
     this.fixed = false;            // the stage grows: the writer may reserve a string's worst case
     this.u8 = null;
+    this.shared = false;           // the stage is plain memory
     this.dv = null;
     this.pos = 0;
     this.end = 0;
