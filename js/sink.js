@@ -5,9 +5,10 @@
 // their own (bytesOf). Must not touch: formats (writer.js), linear memory's
 // rules (sinks.js, Heap) or any one sink's storage (sink-*.js).
 //
-// A sink is { u8, dv, pos, end, fixed, more(n), view(), sync(), array(kind, view)? }:
+// A sink is { u8, dv, pos, end, fixed, shared, more(n), view(), sync(), array(kind, view)? }:
 // - u8 / dv view the span's memory; bytes go at u8[pos..end). dv may be
-//   null until view() makes it.
+//   null until view() makes it. shared: whether u8 is shared memory (the
+//   pthread build's linear memory), where long copies go by copyBytes.
 // - more(n) leaves at least n bytes between pos and end (or throws), after
 //   the writer stored its pos; it may move the span (u8, dv, pos, end).
 // - fixed: true when more() cannot grow the span past a fixed end.
