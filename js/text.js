@@ -10,6 +10,8 @@
 // the text through a private scratch array and a set(), and a shared source
 // is copied out before decoding.
 
+import { copyBytes } from './sink.js';
+
 const nodeBuffer = typeof globalThis.Buffer === 'function' ? globalThis.Buffer : null;
 const nodeWrite = nodeBuffer ? nodeBuffer.prototype.utf8Write : null;
 const nodeSlice = nodeBuffer ? nodeBuffer.prototype.utf8Slice : null;
@@ -59,7 +61,7 @@ export function writeUtf8(u8, s, at, max) {
   if (!isShared(u8) || codecsAcceptShared()) return encoder.encodeInto(s, u8.subarray(at, at + max)).written;
   if (scratch.length < max) scratch = new Uint8Array(Math.max(max, scratch.length * 2));
   const n = encoder.encodeInto(s, scratch.subarray(0, max)).written;
-  u8.set(scratch.subarray(0, n), at);
+  copyBytes(u8, at, scratch.subarray(0, n));      // (at word speed wherever 'at' falls)
   return n;
 }
 
