@@ -7,7 +7,7 @@
 // (writer.js), C's entries (sink-heap.js) or JS memory's growth
 // (sink-out.js).
 
-import { bytesOf } from './sink.js';
+import { POOLED_PIECE_MAX, bytesOf } from './sink.js';
 import { arrayMinBytes } from './sink-numeric.js';
 import { OutSink } from './sink-out.js';
 
@@ -219,13 +219,15 @@ export class ScratchSink {
     this.toJs(n, sofar + n, true);
   }
 
-  // Whether a body of n bytes would be most of the message: in the scratch
-  // always (at most its size is written); in a C entry once n is at least
-  // what is there (a big message of small values stays in C, where its
-  // segments grow without copies).
+  // Whether a body of n bytes takes the message to JS memory: from the
+  // scratch always (at most its size is written); from a C entry when n is
+  // at least what is there (a big message of small values stays in C, where
+  // its segments grow without copies), or when C could give n in one piece
+  // only outside its pool.
   bodyLeads(n) {
     if (this.hs === null) return true;
-    return this.hs === this.held && this.heldLength() <= n;
+    if (this.hs !== this.held) return false;
+    return n > POOLED_PIECE_MAX || this.heldLength() <= n;
   }
 
   // The current sink's span as ours (after a call on it).

@@ -25,6 +25,9 @@
 /** Bytes asked of a sink at once while copying a long run of bytes in. */
 export const PIECE = 64 * 1024;
 
+/** The most asked of a C entry in one piece that its pool's 128 KiB buckets still give. */
+export const POOLED_PIECE_MAX = 120 * 1024;
+
 /**
  * Copies n bytes from src[at..] into the sink's spans, asking more() for
  * room a piece at a time. src: a Uint8Array, or null for linear memory

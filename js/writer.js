@@ -12,7 +12,7 @@ import {
   ARRAY, BUFFER, CONTRACT, DATE, EXT, EXTENSION, MAP, OBJECT, VIEW, binBytes, claimedBy, classifyObject, contractClasses,
 } from './classify.js';
 import { extEncode } from './ext.js';
-import { copyBytes } from './sink.js';
+import { POOLED_PIECE_MAX, copyBytes } from './sink.js';
 import {
   EncodeFailure, codes, finishEncodeError, indexStep, keyStep, mapKeyStep, mapStep,
   valuesAlong, within,
@@ -245,7 +245,7 @@ function putStrHeader(at, len, size) {
 // is complete (a cut-off write stops less than one character short), and
 // the body moves back under the smallest header. Otherwise the exact length
 // is counted first and the body goes in chunks.
-const OPTIMISTIC_MAX = 120 * 1024;   // asked of a sink at once: within its pool's 128 KiB buckets
+const OPTIMISTIC_MAX = POOLED_PIECE_MAX;   // asked of a sink at once: within its pool's buckets
 
 function writeLongerString(s, n) {
   if (n >= sink.textDeferMin) { sink.deferText(s, pos); return; }   // encodeInto's: written once, by its finish()

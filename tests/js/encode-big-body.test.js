@@ -80,6 +80,22 @@ for (const [name, opts] of builds) {
     }
   });
 
+  // Found in review: a body behind more than itself in a C entry was asked
+  // of C in one piece, and past the pool's 128 KiB buckets C reserved it
+  // outside the pool (malloc) on every call.
+  test(`${name}: a big body behind a bigger message in C is not reserved outside the pool`, () => {
+    const sp = made[builds.findIndex(([n]) => n === name)];
+    const rows = Array.from({ length: 40000 }, (_, i) => ({ i, s: 'r' + i }));    // ~590 KB: into C's segments
+    for (const v of [{ rows, blob: bin(300000), tail: 1 }, { rows, text: 'u'.repeat(300000), tail: 1 }]) {
+      sp.encode(v);
+      const before = sp.stats().alloc;
+      const got = sp.encode(v);
+      const now = sp.stats().alloc;
+      assert.equal(now.unpooledCalls, before.unpooledCalls, 'a reservation outside the pool');
+      assert.deepEqual(got, viaInto(sp, v));
+    }
+  });
+
   test(`${name}: a big message of small values with a long string inside: the bytes encodeInto writes`, () => {
     const sp = made[builds.findIndex(([n]) => n === name)];
     const v = { rows: Array.from({ length: 20000 }, (_, i) => ({ i, s: 'r' + i })), text: 't'.repeat(40000), tail: [1, 2] };
