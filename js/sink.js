@@ -53,7 +53,8 @@ export function copyIn(sink, src, at, n) {
 // through a bounce buffer in two copies that each agree: ordinary memory
 // copies at any alignment.
 const BOUNCE_FROM = 256;
-const isShared = typeof SharedArrayBuffer === 'function'
+/** Whether a Uint8Array views shared memory. */
+export const isShared = typeof SharedArrayBuffer === 'function'
   ? (u8) => u8.buffer instanceof SharedArrayBuffer : () => false;
 let bounce = null;
 

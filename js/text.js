@@ -10,7 +10,7 @@
 // the text through a private scratch array and a set(), and a shared source
 // is copied out before decoding.
 
-import { copyBytes } from './sink.js';
+import { copyBytes, isShared } from './sink.js';
 
 const nodeBuffer = typeof globalThis.Buffer === 'function' ? globalThis.Buffer : null;
 const nodeWrite = nodeBuffer ? nodeBuffer.prototype.utf8Write : null;
@@ -52,8 +52,6 @@ function codecsAcceptShared() {
   }
   return sharedOk;
 }
-
-const isShared = (u8) => typeof SharedArrayBuffer === 'function' && u8.buffer instanceof SharedArrayBuffer;
 
 /** Writes s as UTF-8 at u8[at..at+max) and returns the bytes written; max >= 3 * s.length. */
 export function writeUtf8(u8, s, at, max) {

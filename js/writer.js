@@ -244,8 +244,8 @@ function putStrHeader(at, len, size) {
 // a 5-byte header slot: if it ended 4 or more bytes before the span did, it
 // is complete (a cut-off write stops less than one character short), and
 // the body moves back under the smallest header. Otherwise the exact length
-// is counted first and the body goes in chunks.
-const OPTIMISTIC_MAX = POOLED_PIECE_MAX;   // asked of a sink at once: within its pool's buckets
+// is counted first and the body goes in chunks. Room is asked for at once
+// only up to POOLED_PIECE_MAX, which C's pool still gives in one piece.
 
 function writeLongerString(s, n) {
   if (n >= sink.textDeferMin) { sink.deferText(s, pos); return; }   // encodeInto's: written once, by its finish()
@@ -262,7 +262,7 @@ function writeLongerString(s, n) {
     return;
   }
   if (n > sink.onePiece && end - pos < n + 9) { writeWholeString(s, n); return; }
-  if (end - pos < n + 9 && !sink.fixed && n + 9 <= OPTIMISTIC_MAX) more(n + 9);
+  if (end - pos < n + 9 && !sink.fixed && n + 9 <= POOLED_PIECE_MAX) more(n + 9);
   if (end - pos >= n + 9) {
     const max = end - pos - 5;
     const len = writeUtf8(u8, s, pos + 5, max);
