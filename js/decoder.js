@@ -3,7 +3,9 @@
 // and reading every format at it, the limits (depth, lengths), the checks
 // that come before any allocation (a claimed length must fit in what
 // remains: one byte per array element, two per map entry), error codes
-// with byte offsets, the cache of short map keys, single tokens for a
+// with byte offsets, the caches of short map keys and of tiny strings, the
+// shapes of maps seen before (their keys predicted, their objects built by
+// generated literals), single tokens for a
 // walker (readToken: the inspector), and the typed reads a contract's
 // decoder makes at the cursor (D). Numeric arrays as typed arrays are
 // scanned in decode-numbers.js, options checked in decode-options.js. Must
@@ -44,6 +46,7 @@ export let decodeEnd = 0;
 export function decodeFrom(bytes, at, options) {
   // User code (an extension's decode) saves the state around itself (userExt).
   src = bytes; pos = at; len = src.length; dv = null; opt = options;
+  tinyTurn();
   try {
     const v = options.contract == null ? read(0) : options.contract._top(0);   // (undefined: decodeDefaults)
     decodeEnd = pos;
@@ -53,7 +56,8 @@ export function decodeFrom(bytes, at, options) {
   } finally {
     src = null;                        // nothing of the call is held past it:
     dv = null;                         // not the bytes, not the options (an
-    opt = decodeDefaults;              // instance's hold the instance)
+    opt = decodeDefaults;              // instance's hold the instance), not
+    clearSpare();                      // a value
   }
 }
 
@@ -83,7 +87,8 @@ export function readToken(bytes, at, depth, options) {
   } finally {
     src = null;                        // nothing of the call is held past it:
     dv = null;                         // not the bytes, not the options (an
-    opt = decodeDefaults;              // instance's hold the instance)
+    opt = decodeDefaults;              // instance's hold the instance), not
+    clearSpare();                      // a value
   }
 }
 
@@ -223,11 +228,69 @@ function readStr(n, at) {
   strHeader(n, at);
   const p = pos;
   pos += n;
+  if (n <= TINY_MAX && tinyOn && len - p >= 8) return tinyStr(p, n);
   if (n <= SHORT_MAX) {
     const s = shortAscii(src, p, n);
     if (s !== null) return s;
   }
   return readUtf8(src, p, p + n);
+}
+
+// Strings of at most TINY_MAX bytes come from a cache: such values repeat
+// (tags, states, codes) and their bytes, read as two words, hash and
+// compare without a loop; a hit makes no string. A slot holds the last
+// string whose words hashed there. Memory: 4,096 strings of 8 bytes or less.
+const TINY_MAX = 8, TINY_BITS = 10;
+const tinyKey = new Int32Array(3 << TINY_BITS).fill(-1);   // per slot: length, first word, second word
+const tinyStrs = new Array(1 << TINY_BITS).fill('');
+const tinyKept = new Uint8Array(1 << TINY_BITS);
+const HEAD_MASK = new Int32Array([0, 0xff000000 | 0, 0xffff0000 | 0, 0xffffff00 | 0, -1]);
+
+// Where values do not repeat (ids, hashes) a miss costs more than making
+// the string (and keeps it alive past the next scavenge): when fewer than 1
+// in 8 of a window's lookups hit, the cache is off for the rest of the
+// decode and the next TINY_OFF decodes.
+const TINY_WINDOW = 1024, TINY_OFF = 16;
+let tinyTries = 0, tinyHits = 0, tinyOn = true, tinyOffFor = 0;
+
+function tinyWindow() {
+  if (tinyHits < TINY_WINDOW / 8) { tinyOn = false; tinyOffFor = TINY_OFF; }
+  tinyTries = 0;
+  tinyHits = 0;
+}
+
+// Called once per decode: the cache comes back after TINY_OFF decodes.
+function tinyTurn() {
+  if (!tinyOn && --tinyOffFor <= 0) tinyOn = true;
+}
+
+/** The tiny cache's slot for a string of n bytes whose first 8, as big-endian words with zeros past n, are w0 and w1 (exported for tests). */
+export function tinySlot(w0, w1, n) {
+  return Math.imul(w0 ^ Math.imul(w1 ^ n, 0x85ebca6b), 0x9e3779b1) >>> (32 - TINY_BITS);
+}
+
+// The string of src[p..p+n), n <= TINY_MAX, with 8 bytes readable at p.
+function tinyStr(p, n) {
+  const u = src;
+  const w0 = ((u[p] << 24) | (u[p + 1] << 16) | (u[p + 2] << 8) | u[p + 3]) & HEAD_MASK[n < 4 ? n : 4];
+  const w1 = n > 4 ? ((u[p + 4] << 24) | (u[p + 5] << 16) | (u[p + 6] << 8) | u[p + 7]) & HEAD_MASK[n - 4] : 0;
+  const slot = tinySlot(w0, w1, n);
+  if (++tinyTries === TINY_WINDOW) tinyWindow();
+  const k = slot * 3;
+  let str;
+  if (tinyKey[k] === n && tinyKey[k + 1] === w0 && tinyKey[k + 2] === w1) {
+    tinyHits++;
+    if (tinyKept[slot] === 1) return tinyStrs[slot];
+    str = shortAscii(src, p, n);
+    if (str === null) str = readUtf8(src, p, p + n);
+    tinyStrs[slot] = str;
+    tinyKept[slot] = 1;
+    return str;
+  }
+  str = shortAscii(src, p, n);
+  if (str === null) str = readUtf8(src, p, p + n);
+  tinyKey[k] = n; tinyKey[k + 1] = w0; tinyKey[k + 2] = w1; tinyKept[slot] = 0;
+  return str;
 }
 
 const fcc = String.fromCharCode;
@@ -395,6 +458,8 @@ function readArray(n, depth, at) {
   for (let i = 0; i < n; i++) {
     const c = src[pos];                  // the commonest elements of big arrays, inline
     if (c < 0x80) { a[i] = c; pos++; }
+    else if (c >= 0xa0 && c < 0xc0) { pos++; a[i] = readStr(c & 31, pos - 1); }
+    else if (c >= 0x80 && c < 0x90) { pos++; a[i] = readMap(c & 15, depth + 1, pos - 1); }
     else if (c === 0xcd && len - pos >= 3) { a[i] = (src[pos + 1] << 8) | src[pos + 2]; pos += 3; }
     else a[i] = read(depth + 1);
   }
@@ -404,21 +469,247 @@ function readArray(n, depth, at) {
 function readMap(n, depth, at) {
   mapHeader(n, depth, at);
   if (opt.maps === 'map') return readIntoMap(new Map(), n, depth);
-  const o = {};
+  if (n > SHAPE_KEYS_MAX || !shapesOn()) return readObject({}, n, depth);
+  const kv = spareKv.length > 0 ? spareKv.pop() : [];
+  const o = readShaped(kv, n, depth);
+  if (spareKv.length < SPARE_MAX) spareKv.push(kv);
+  spareUsed = true;
+  return o;
+}
+
+// A map of at most SHAPE_KEYS_MAX entries: its keys and values go to kv (key
+// i at 2i, its value at 2i + 1) while the shape tree is walked; the object
+// comes from the literal of the shape it ends at, when there is one.
+function readShaped(kv, n, depth) {
+  let node = opt.maxStrLength >= KEY_MAX ? shapeRoot : null;   // (a predicted key skips strHeader)
   for (let i = 0; i < n; i++) {
-    const c = pos < len ? src[pos] : 0xc1;            // none left: read() says so
+    let k;
+    const last = node !== null ? node.last : null;
+    if (last !== null && last.kb !== null && keyHere(last)) {
+      k = last.key;
+      node = last;
+    } else {
+      const at = pos, c = pos < len ? src[pos] : 0xc1;            // none left: read() says so
+      k = c >= 0xa0 && c <= 0xa0 + KEY_MAX ? readKey(c - 0xa0) : read(depth + 1);
+      if (typeof k !== 'string') {
+        if (opt.maps === 'auto') return readIntoMap(objectToMap(assign({}, kv, i)), n - i, depth, k);
+        node = null;
+      } else if (node !== null) {
+        node = stepShape(node, k, at);
+      }
+    }
+    kv[2 * i] = k;
+    kv[2 * i + 1] = value(depth);
+  }
+  if (node !== null) {
+    if (node.make !== null) return node.make(kv);
+    if (++node.hits === SHAPE_COMPILE_AT) node.make = compileShape(kv, n);
+  }
+  return assign({}, kv, n);
+}
+
+// The value of a map entry: the commonest values of records inline.
+function value(depth) {
+  const c = src[pos];
+  if (c < 0x80) { pos++; return c; }
+  if (c >= 0xa0 && c < 0xc0) { pos++; return readStr(c & 31, pos - 1); }
+  if (c === 0xcb && len - pos >= 9) { pos += 9; return view().getFloat64(pos - 8); }
+  return read(depth + 1);
+}
+
+function setProp(o, k, v) {
+  if (k === '__proto__') Object.defineProperty(o, k, { value: v, enumerable: true, writable: true, configurable: true });
+  else o[k] = v;
+}
+
+// The first n entries of kv into o.
+function assign(o, kv, n) {
+  for (let i = 0; i < n; i++) setProp(o, kv[2 * i], kv[2 * i + 1]);
+  return o;
+}
+
+// Reads n entries into the object o, key by key (maps of many keys, or no generated code).
+function readObject(o, n, depth) {
+  for (let i = 0; i < n; i++) {
+    const c = pos < len ? src[pos] : 0xc1;
     const k = c >= 0xa0 && c <= 0xa0 + KEY_MAX ? readKey(c - 0xa0) : read(depth + 1);
     if (typeof k !== 'string' && opt.maps === 'auto') return readIntoMap(objectToMap(o), n - i, depth, k);
-    const c2 = src[pos];                 // the commonest values of records, inline
-    let v;
-    if (c2 < 0x80) { v = c2; pos++; }
-    else if (c2 >= 0xa0 && c2 < 0xc0) { pos++; v = readStr(c2 & 31, pos - 1); }
-    else if (c2 === 0xcb && len - pos >= 9) { pos += 9; v = view().getFloat64(pos - 8); }
-    else v = read(depth + 1);
+    const v = value(depth);
     if (k === '__proto__') Object.defineProperty(o, k, { value: v, enumerable: true, writable: true, configurable: true });
     else o[k] = v;
   }
   return o;
+}
+
+// ---- shapes ------------------------------------------------------------------
+// Maps whose keys come in an order seen before (records) are built by an
+// object literal generated for that order: V8 makes such an object from a
+// template with its final layout in one step, where adding the keys one by
+// one walks a layout per key through a store that sees every key. The
+// orders seen form a tree, a node per key prefix. Each node keeps the token
+// of the key that followed it last: when the input has those bytes next,
+// the key costs a compare, no hash and no cache. A node that ends
+// SHAPE_COMPILE_AT maps gets its literal. Bounded: at most SHAPE_FANOUT keys
+// after a node (maps used as dictionaries stop there; a full node that keeps
+// missing forgets its keys, so a new workload can be learnt), SHAPE_NODES
+// nodes in all (then the tree starts again). Where generated code is refused
+// (a Content-Security-Policy) maps are read key by key.
+const SHAPE_KEYS_MAX = 32, SHAPE_FANOUT = 16, SHAPE_NODES = 4096, SHAPE_COMPILE_AT = 16, SHAPE_MISSES = 256;
+
+class ShapeNode {
+  constructor(key, kb) {
+    this.key = key;       // the key that leads here from the parent
+    this.kb = kb;         // its str token as first seen, when short enough to predict
+    this.m = kb === null ? 0 : kb.length;
+    this.w0 = word(kb, 0);      // the token's first 8 bytes as two int32 words, and their masks
+    this.m0 = mask(kb, 0);
+    this.w1 = word(kb, 4);
+    this.m1 = mask(kb, 4);
+    this.last = null;     // the node of the key that followed last
+    this.next = null;     // every key that has followed: key -> node
+    this.misses = 0;      // keys turned away while full
+    this.hits = 0;        // maps that ended here
+    this.make = null;     // their literal, once compiled
+  }
+}
+
+let shapeRoot = new ShapeNode(null, null);
+let shapeNodes = 1;
+let shapesState = 0;      // 0: not known yet, 1: on, -1: this host refuses generated code
+
+function shapesOn() {
+  if (shapesState === 0) {
+    try { shapesState = new Function('return 1')() === 1 ? 1 : -1; } catch { shapesState = -1; }
+  }
+  return shapesState === 1;
+}
+
+// Whether the bytes at pos are node's key token; if so, consumed. Compared
+// four bytes at a time where 8 are left.
+function keyHere(node) {
+  const u = src, p = pos, m = node.m;
+  if (len - p < 8) return keyNearEnd(node.kb);
+  if ((((u[p] << 24) | (u[p + 1] << 16) | (u[p + 2] << 8) | u[p + 3]) & node.m0) !== node.w0) return false;
+  if (m > 4) {
+    if ((((u[p + 4] << 24) | (u[p + 5] << 16) | (u[p + 6] << 8) | u[p + 7]) & node.m1) !== node.w1) return false;
+    if (m > 8 && !restHere(node.kb, p)) return false;
+  }
+  pos = p + m;
+  return true;
+}
+
+// Whether kb's bytes from the 9th on are at src[p + 8..].
+function restHere(kb, p) {
+  const m = kb.length;
+  if (m > len - p) return false;
+  for (let i = 8; i < m; i++) if (src[p + i] !== kb[i]) return false;
+  return true;
+}
+
+// keyHere with fewer than 8 bytes left.
+function keyNearEnd(kb) {
+  const m = kb.length;
+  if (m > len - pos) return false;
+  for (let i = 0; i < m; i++) if (src[pos + i] !== kb[i]) return false;
+  pos += m;
+  return true;
+}
+
+// kb's bytes [at, at + 4) as a big-endian int32, missing bytes 0; and the mask of those there.
+function word(kb, at) {
+  let w = 0;
+  for (let i = at; i < at + 4; i++) w = (w << 8) | (kb !== null && i < kb.length ? kb[i] : 0);
+  return w | 0;
+}
+function mask(kb, at) {
+  let w = 0;
+  for (let i = at; i < at + 4; i++) w = (w << 8) | (kb !== null && i < kb.length ? 0xff : 0);
+  return w | 0;
+}
+
+// The node after key k, whose token is src[at..pos); made if new, null past the bounds.
+function stepShape(node, k, at) {
+  if (node.next === null) node.next = new Map();
+  let to = node.next.get(k);
+  if (to === undefined) {
+    if (node.next.size >= SHAPE_FANOUT) {
+      if (++node.misses === SHAPE_MISSES) forget(node);
+      return null;
+    }
+    if (shapeNodes >= SHAPE_NODES) {
+      shapeRoot = new ShapeNode(null, null);
+      shapeNodes = 1;
+      return null;
+    }
+    to = new ShapeNode(k, predictable(at) ? src.slice(at, pos) : null);
+    shapeNodes++;
+    node.next.set(k, to);
+  }
+  node.last = to;
+  return to;
+}
+
+// Whether the key token at src[at..pos) may be predicted: a str (an
+// extension's decode that returns a string must run each time) of at most
+// KEY_MAX bytes (readShaped predicts only under a maxStrLength at least that).
+function predictable(at) {
+  const c = src[at];
+  if (c >= 0xa0 && c <= 0xbf) return (c & 31) <= KEY_MAX;
+  return c === 0xd9 && pos - at - 2 <= KEY_MAX;
+}
+
+function forget(node) {
+  node.next = null;
+  node.last = null;
+  node.misses = 0;
+}
+
+// The literal of a map with kv's first n keys, in their order; null for one
+// with __proto__ (a literal would set the prototype, not a property).
+function compileShape(kv, n) {
+  const props = [];
+  for (let i = 0; i < n; i++) {
+    if (kv[2 * i] === '__proto__') return null;
+    props.push(`${JSON.stringify(kv[2 * i])}: kv[${2 * i + 1}]`);
+  }
+  return new Function('kv', `return { ${props.join(', ')} };`);
+}
+
+/** The shape tree's nodes and compiled literals (for tests). */
+export function shapeStats() {
+  let literals = 0;
+  const walk = (node) => {
+    if (node.make !== null) literals++;
+    if (node.next !== null) for (const c of node.next.values()) walk(c);
+  };
+  walk(shapeRoot);
+  return { nodes: shapeNodes, literals };
+}
+
+/** Forgets every shape and tiny string: decodes go on as in a fresh module (for tests). */
+export function forgetShapes() {
+  shapeRoot = new ShapeNode(null, null);
+  shapeNodes = 1;
+  tinyKey.fill(-1);
+  tinyKept.fill(0);
+  tinyOn = true;
+  tinyTries = 0;
+  tinyHits = 0;
+}
+
+// Arrays for readShaped, one per map being read (a user's ext decode may
+// decode in turn: it takes arrays of its own). Emptied after each decode:
+// no value outlives its call here.
+const spareKv = [], SPARE_MAX = 64;
+let spareUsed = false;
+
+function clearSpare() {
+  if (!spareUsed) return;
+  spareUsed = false;
+  for (let i = 0; i < spareKv.length; i++) {
+    const kv = spareKv[i];
+    for (let j = 0; j < kv.length; j++) kv[j] = undefined;
+  }
 }
 
 // ---- map keys ----------------------------------------------------------------

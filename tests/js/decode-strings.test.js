@@ -92,8 +92,8 @@ test('keys that share a cache slot never get each other\'s string', () => {
 
 test('maps whose keys change from one to the next each get their own keys', () => {
   // Second keys of the same length one byte apart, or the same bytes under
-  // another length: a cache that guessed a key from the one before it (a
-  // shortcut measured and not kept: no gain beyond noise) must still compare.
+  // another length: the shapes that predict a key from the ones before it
+  // (decoder.js) must still compare every byte.
   const rows = [];
   for (let i = 0; i < 200; i++) {
     const a = i % 100;                   // (positive fixints)
