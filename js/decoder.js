@@ -261,6 +261,7 @@ function tinyWindow() {
 
 // Called once per decode: the cache comes back after TINY_OFF decodes.
 function tinyTurn() {
+  decodes = (decodes + 1) & DECODES_MASK;        // (a small integer, wrapping)
   if (!tinyOn && --tinyOffFor <= 0) tinyOn = true;
 }
 
@@ -281,8 +282,7 @@ function tinyStr(p, n) {
   if (tinyKey[k] === n && tinyKey[k + 1] === w0 && tinyKey[k + 2] === w1) {
     tinyHits++;
     if (tinyKept[slot] === 1) return tinyStrs[slot];
-    str = shortAscii(src, p, n);
-    if (str === null) str = readUtf8(src, p, p + n);
+    str = fromWords(w0, w1, n);                  // (what the slot is keyed by, read once)
     tinyStrs[slot] = str;
     tinyKept[slot] = 1;
     return str;
@@ -292,6 +292,14 @@ function tinyStr(p, n) {
   tinyKey[k] = n; tinyKey[k + 1] = w0; tinyKey[k + 2] = w1; tinyKept[slot] = 0;
   return str;
 }
+
+// The string of the n bytes in w0 and w1.
+function fromWords(w0, w1, n) {
+  for (let i = 0; i < 4; i++) { tinyBuf[i] = w0 >>> (24 - 8 * i); tinyBuf[i + 4] = w1 >>> (24 - 8 * i); }
+  const s = shortAscii(tinyBuf, 0, n);
+  return s !== null ? s : readUtf8(tinyBuf, 0, n);
+}
+const tinyBuf = new Uint8Array(8);
 
 const fcc = String.fromCharCode;
 
@@ -469,7 +477,7 @@ function readArray(n, depth, at) {
 function readMap(n, depth, at) {
   mapHeader(n, depth, at);
   if (opt.maps === 'map') return readIntoMap(new Map(), n, depth);
-  if (n > SHAPE_KEYS_MAX || !shapesOn()) return readObject({}, n, depth);
+  if (n > SHAPE_KEYS_MAX) return readObject({}, n, depth);
   const kv = spareKv.length > 0 ? spareKv.pop() : [];
   const o = readShaped(kv, n, depth);
   if (spareKv.length < SPARE_MAX) spareKv.push(kv);
@@ -495,15 +503,16 @@ function readShaped(kv, n, depth) {
         if (opt.maps === 'auto') return readIntoMap(objectToMap(assign({}, kv, i)), n - i, depth, k);
         node = null;
       } else if (node !== null) {
-        node = stepShape(node, k, at);
+        node = predictable(at) ? stepShape(node, k, at) : null;   // (long keys make no shapes)
       }
     }
-    kv[2 * i] = k;
     kv[2 * i + 1] = value(depth);
+    kv[2 * i] = typeof k === 'string' ? k : String(k);   // (maps: 'object': named as o[k] = v would, here)
   }
   if (node !== null) {
     if (node.make !== null) return node.make(kv);
-    if (++node.hits === SHAPE_COMPILE_AT) node.make = compileShape(kv, n);
+    if (++node.hits === SHAPE_COMPILE_AT && shapesOn()) node.make = compileShape(kv, n);
+    if (node.plain) return assignPlain({}, kv, n);
   }
   return assign({}, kv, n);
 }
@@ -517,14 +526,26 @@ function value(depth) {
   return read(depth + 1);
 }
 
+// Makes k an own data property of the new object o, as a generated literal
+// does (and JSON.parse): a name that Object.prototype also has ('__proto__',
+// 'constructor', one given a setter or frozen) is defined, not assigned;
+// any other name is assigned, which is the same and faster.
 function setProp(o, k, v) {
-  if (k === '__proto__') Object.defineProperty(o, k, { value: v, enumerable: true, writable: true, configurable: true });
+  if (k in objectProto) Object.defineProperty(o, k, { value: v, enumerable: true, writable: true, configurable: true });
   else o[k] = v;
 }
+const objectProto = Object.prototype;
 
 // The first n entries of kv into o.
 function assign(o, kv, n) {
   for (let i = 0; i < n; i++) setProp(o, kv[2 * i], kv[2 * i + 1]);
+  return o;
+}
+
+// The same for keys known to be names Object.prototype had not when their
+// shape was learnt (ShapeNode.plain).
+function assignPlain(o, kv, n) {
+  for (let i = 0; i < n; i++) o[kv[2 * i]] = kv[2 * i + 1];
   return o;
 }
 
@@ -535,8 +556,7 @@ function readObject(o, n, depth) {
     const k = c >= 0xa0 && c <= 0xa0 + KEY_MAX ? readKey(c - 0xa0) : read(depth + 1);
     if (typeof k !== 'string' && opt.maps === 'auto') return readIntoMap(objectToMap(o), n - i, depth, k);
     const v = value(depth);
-    if (k === '__proto__') Object.defineProperty(o, k, { value: v, enumerable: true, writable: true, configurable: true });
-    else o[k] = v;
+    setProp(o, typeof k === 'string' ? k : String(k), v);
   }
   return o;
 }
@@ -554,12 +574,17 @@ function readObject(o, n, depth) {
 // missing forgets its keys, so a new workload can be learnt), SHAPE_NODES
 // nodes in all (then the tree starts again). Where generated code is refused
 // (a Content-Security-Policy) maps are read key by key.
-const SHAPE_KEYS_MAX = 32, SHAPE_FANOUT = 16, SHAPE_NODES = 4096, SHAPE_COMPILE_AT = 16, SHAPE_MISSES = 256;
+const SHAPE_KEYS_MAX = 32, SHAPE_FANOUT = 16, SHAPE_NODES = 4096, SHAPE_COMPILE_AT = 16;
+const SHAPE_MISSES = 256, SHAPE_SPAN = 256;
 
 class ShapeNode {
-  constructor(key, kb) {
+  constructor(key, kb, parent) {
+    this.tree = shapeTree;  // the tree it belongs to (newTree() drops the old one)
     this.key = key;       // the key that leads here from the parent
-    this.kb = kb;         // its str token as first seen, when short enough to predict
+    this.kb = kb;         // its str token as first seen
+    // No key on the way here was a name of Object.prototype when this node
+    // was made: assigning them makes own properties, as defining them does.
+    this.plain = parent === null || (parent.plain && !(key in objectProto));
     this.m = kb === null ? 0 : kb.length;
     this.w0 = word(kb, 0);      // the token's first 8 bytes as two int32 words, and their masks
     this.m0 = mask(kb, 0);
@@ -567,13 +592,16 @@ class ShapeNode {
     this.m1 = mask(kb, 4);
     this.last = null;     // the node of the key that followed last
     this.next = null;     // every key that has followed: key -> node
-    this.misses = 0;      // keys turned away while full
+    this.misses = 0;      // keys turned away while full, since decode number missFrom
+    this.missFrom = 0;
     this.hits = 0;        // maps that ended here
     this.make = null;     // their literal, once compiled
   }
 }
 
-let shapeRoot = new ShapeNode(null, null);
+let shapeTree = 0, decodes = 0;   // (decodes: counted by tinyTurn, once per decode)
+const DECODES_MASK = 0x3fffffff;
+let shapeRoot = new ShapeNode(null, null, null);
 let shapeNodes = 1;
 let shapesState = 0;      // 0: not known yet, 1: on, -1: this host refuses generated code
 
@@ -627,21 +655,25 @@ function mask(kb, at) {
   return w | 0;
 }
 
-// The node after key k, whose token is src[at..pos); made if new, null past the bounds.
+// The node after key k, whose str token is src[at..pos); made if new, null
+// past the bounds or when node is from a tree that has since been dropped.
 function stepShape(node, k, at) {
   if (node.next === null) node.next = new Map();
   let to = node.next.get(k);
   if (to === undefined) {
+    if (node.tree !== shapeTree) return null;
     if (node.next.size >= SHAPE_FANOUT) {
-      if (++node.misses === SHAPE_MISSES) forget(node);
+      missed(node);
       return null;
     }
     if (shapeNodes >= SHAPE_NODES) {
-      shapeRoot = new ShapeNode(null, null);
-      shapeNodes = 1;
+      newTree();
       return null;
     }
-    to = new ShapeNode(k, predictable(at) ? src.slice(at, pos) : null);
+    const kb = new Uint8Array(pos - at);               // a copy: the input may be reused
+    for (let i = 0; i < kb.length; i++) kb[i] = src[at + i];
+    if (tokenText(kb) !== k) return null;              // (changed under us: shared memory)
+    to = new ShapeNode(k, kb, node);
     shapeNodes++;
     node.next.set(k, to);
   }
@@ -649,19 +681,46 @@ function stepShape(node, k, at) {
   return to;
 }
 
-// Whether the key token at src[at..pos) may be predicted: a str (an
+// A key turned away by a full node: SHAPE_MISSES of them within SHAPE_SPAN
+// decodes make it forget its keys (a node that nearly always finds its
+// key keeps them).
+function missed(node) {
+  if (((decodes - node.missFrom) & DECODES_MASK) > SHAPE_SPAN) { node.missFrom = decodes; node.misses = 0; }
+  if (++node.misses < SHAPE_MISSES) return;
+  shapeNodes -= below(node);
+  node.next = null;
+  node.last = null;
+  node.misses = 0;
+}
+
+// The nodes under node.
+function below(node) {
+  let n = 0;
+  if (node.next !== null) for (const c of node.next.values()) n += 1 + below(c);
+  return n;
+}
+
+function newTree() {
+  shapeTree++;
+  shapeRoot = new ShapeNode(null, null, null);
+  shapeNodes = 1;
+}
+
+// Whether the key token at src[at..pos) may make a shape: a str (an
 // extension's decode that returns a string must run each time) of at most
-// KEY_MAX bytes (readShaped predicts only under a maxStrLength at least that).
+// KEY_MAX bytes (readShaped predicts only under a maxStrLength at least
+// that, and the tree holds no long strings).
+// The text of a fixstr or str 8 token.
+function tokenText(kb) {
+  const h = kb[0] === 0xd9 ? 2 : 1;
+  const s = kb.length - h <= SHORT_MAX ? shortAscii(kb, h, kb.length - h) : null;
+  return s !== null ? s : readUtf8(kb, h, kb.length);
+}
+
 function predictable(at) {
   const c = src[at];
   if (c >= 0xa0 && c <= 0xbf) return (c & 31) <= KEY_MAX;
   return c === 0xd9 && pos - at - 2 <= KEY_MAX;
-}
-
-function forget(node) {
-  node.next = null;
-  node.last = null;
-  node.misses = 0;
 }
 
 // The literal of a map with kv's first n keys, in their order; null for one
@@ -672,7 +731,11 @@ function compileShape(kv, n) {
     if (kv[2 * i] === '__proto__') return null;
     props.push(`${JSON.stringify(kv[2 * i])}: kv[${2 * i + 1}]`);
   }
-  return new Function('kv', `return { ${props.join(', ')} };`);
+  try {
+    return new Function('kv', `return { ${props.join(', ')} };`);
+  } catch {
+    return null;                                 // refused after all (a policy that checks each source)
+  }
 }
 
 /** The shape tree's nodes and compiled literals (for tests). */
@@ -688,8 +751,7 @@ export function shapeStats() {
 
 /** Forgets every shape and tiny string: decodes go on as in a fresh module (for tests). */
 export function forgetShapes() {
-  shapeRoot = new ShapeNode(null, null);
-  shapeNodes = 1;
+  newTree();
   tinyKey.fill(-1);
   tinyKept.fill(0);
   tinyOn = true;
@@ -751,10 +813,12 @@ function cachedStr(p, n) {
     while (i < n && keyBytes[b + i] === s[p + i]) i++;
     if (i === n) return keyStrs[slot];
   }
-  let str = shortAscii(s, p, n);
-  if (str === null) str = readUtf8(s, p, p + n);
-  keyLens[slot] = n;
+  // The string is made from the slot's copy: input in shared memory that
+  // another thread writes meanwhile cannot leave bytes and string apart.
   for (let i = 0; i < n; i++) keyBytes[b + i] = s[p + i];
+  let str = shortAscii(keyBytes, b, n);
+  if (str === null) str = readUtf8(keyBytes, b, b + n);
+  keyLens[slot] = n;
   keyStrs[slot] = str;
   return str;
 }

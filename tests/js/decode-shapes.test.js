@@ -12,7 +12,8 @@ import v8 from 'node:v8';
 import vm from 'node:vm';
 import { decode as peerDecode } from '@msgpack/msgpack';
 
-import { forgetShapes, shapeStats, tinySlot } from '../../js/decoder.js';
+import { decodeDefaults } from '../../js/decode-options.js';
+import { decodeFrom, forgetShapes, shapeStats, tinySlot } from '../../js/decoder.js';
 import { decode, encode } from '../../js/index.js';
 import { rng, str } from './helpers.js';
 
@@ -233,4 +234,60 @@ test('tiny strings that share a slot and differ only in length (trailing zero by
     const both = encode([short, long, short, long, short, long, 0, 0, 0, 0, 0, 0, 0, 0]);
     for (let i = 0; i < 3; i++) assert.deepEqual(decode(both).slice(0, 6), [short, long, short, long, short, long]);
   }
+});
+
+test('long keys make no shapes: the decoder holds no key longer than 16 bytes, and a huge key decodes every time', () => {
+  forgetShapes();
+  const long = 'k'.repeat(17), huge = '\u0001'.repeat(300000);    // (a literal's source would be 6x that)
+  for (let i = 0; i < LEARNT; i++) {
+    assert.deepEqual(decode(encode({ [long]: i, b: 1 })), { [long]: i, b: 1 });
+    assert.deepEqual(decode(encode({ a: 1, [huge]: 2 })), { a: 1, [huge]: 2 });
+  }
+  assert.equal(shapeStats().literals, 0);
+  assert.equal(shapeStats().nodes, 2, 'only the root and the node of key a');
+});
+
+test('names Object.prototype also has, or has been given, become own properties on every path', () => {
+  // In a child: it changes Object.prototype. A setter and a frozen
+  // 'constructor' must not change what a map decodes to, learnt or not.
+  const script = `
+    import { decode, encode } from './js/index.js';
+    let calls = 0;
+    Object.defineProperty(Object.prototype, 'tagx', { set() { calls++; }, configurable: true });
+    Object.freeze(Object.prototype);
+    const b = encode([{ id: 1, tagx: 2 }, { id: 1, constructor: 3 }, { id: 1, toString: 4 }]);
+    const out = [];
+    for (let i = 0; i < 40; i++) {
+      const [a, c, t] = decode(b);
+      out.push(Object.hasOwn(a, 'tagx') && a.tagx === 2 && Object.hasOwn(c, 'constructor') && c.constructor === 3 &&
+        t.toString === 4 && Object.getPrototypeOf(c) === Object.prototype);
+    }
+    console.log(JSON.stringify({ calls, all: out.every(Boolean), n: out.length }));`;
+  const r = spawnSync(process.execPath, ['--input-type=module', '-e', script],
+    { cwd: new URL('../..', import.meta.url), encoding: 'utf8' });
+  assert.equal(r.status, 0, r.stderr);
+  assert.deepEqual(JSON.parse(r.stdout), { calls: 0, all: true, n: 40 });
+});
+
+test('maps: object names a non-string key where it is read: __proto__ as a key of another type is a property', () => {
+  // {["__proto__"]: {admin: true}} with the key as an array of one str.
+  const b = Uint8Array.from([0x81, 0x91, ...fix('__proto__'), 0x81, ...fix('admin'), 0xc3]);
+  for (let i = 0; i < LEARNT; i++) {
+    const o = decode(b, { maps: 'object' });
+    assert.equal(Object.getPrototypeOf(o), Object.prototype);
+    assert.equal(o.admin, undefined);
+    assert.deepEqual(Object.getOwnPropertyDescriptor(o, '__proto__').value, { admin: true });
+  }
+  // A key whose name cannot be made fails there, before the rest of the map is read.
+  const bad = Uint8Array.from([0x82, 0x81, ...fix('toString'), 1, 1, 0xa1]);
+  assert.throws(() => decode(bad, { maps: 'object' }), TypeError);
+});
+
+test('a learnt key token is the decoder\'s own copy: input memory changed after a decode changes nothing', () => {
+  forgetShapes();
+  const buf = Buffer.from(encode({ ab: 1, cd: 2 }));
+  for (let i = 0; i < LEARNT; i++) assert.deepEqual(decodeFrom(buf, 0, decodeDefaults), { ab: 1, cd: 2 });
+  buf.set(utf8('xy'), 6);                             // the second key's bytes: 'cd' -> 'xy'
+  assert.deepEqual(decodeFrom(buf, 0, decodeDefaults), { ab: 1, xy: 2 });
+  assert.deepEqual(decode(encode({ ab: 1, cd: 2 })), { ab: 1, cd: 2 });
 });
