@@ -493,7 +493,7 @@ function readShaped(kv, n, depth) {
   for (let i = 0; i < n; i++) {
     let k;
     const last = node !== null ? node.last : null;
-    if (last !== null && last.kb !== null && keyHere(last)) {
+    if (last !== null && keyHere(last)) {
       k = last.key;
       node = last;
     } else {
@@ -581,7 +581,7 @@ class ShapeNode {
   constructor(key, kb, parent) {
     this.tree = shapeTree;  // the tree it belongs to (newTree() drops the old one)
     this.key = key;       // the key that leads here from the parent
-    this.kb = kb;         // its str token as first seen
+    this.kb = kb;         // its str token as first seen (null only at the root)
     // No key on the way here was a name of Object.prototype when this node
     // was made: assigning them makes own properties, as defining them does.
     this.plain = parent === null || (parent.plain && !(key in objectProto));
