@@ -7,7 +7,7 @@
 // through sink-numeric.js) or the target before the message is complete.
 
 import { EncodeFailure, codes } from './errors.js';
-import { copyIn } from './sink.js';
+import { copyBytes, copyIn, isShared } from './sink.js';
 import { arrayMinBytes, writeNumeric } from './sink-numeric.js';
 import { writeUtf8 } from './text.js';
 
@@ -38,6 +38,8 @@ const STAGE_VIEWS_KEPT = 256;
  * target's end is let through (the exact bytes may still fit), so
  * BUFFER_TOO_SMALL means the message really is too big.
  */
+const SHARED_COPY_FROM = 4096;
+
 export class TargetSink {
   constructor(heap) {
     this.heap = heap;              // typed arrays are encoded by C in its staging block
@@ -48,6 +50,7 @@ export class TargetSink {
     this.pos = 0;
     this.end = 0;
     this.target = null;
+    this.targetShared = -1;        // whether it is shared memory: -1 until a long copy asks
     this.base = 0;                 // where the message goes in the target
     this.stage = new Uint8Array(TARGET_STAGE_FIRST);
     this.stageDv = new DataView(this.stage.buffer);
@@ -62,6 +65,7 @@ export class TargetSink {
 
   begin(target, offset) {
     this.target = target;
+    this.targetShared = -1;
     this.base = offset;
     this.u8 = this.stage;
     this.dv = this.stageDv;
@@ -165,8 +169,21 @@ export class TargetSink {
     if (this.deferred > 0) return this.finishDeferred();
     const t = this.target, s = this.stage;
     if (n <= COPY_BY_LOOP) for (let i = 0, j = this.base; i < n; i++, j++) t[j] = s[i];
-    else t.set(n === s.length ? s : this.stageView(n), this.base);
+    else this.copyTo(this.base, n === s.length ? s : this.stageView(n));
     return total;
+  }
+
+  // src into the target at 'to': by set(), or, for a copy of SHARED_COPY_FROM
+  // bytes or more into shared memory (a user's SharedArrayBuffer), by
+  // copyBytes, at word speed whatever the offsets. Whether the target is
+  // shared is asked once a call, and only by such a copy: asking costs about
+  // 20 ns, which shorter copies would feel.
+  copyTo(to, src) {
+    if (src.length >= SHARED_COPY_FROM) {
+      if (this.targetShared < 0) this.targetShared = isShared(this.target) ? 1 : 0;
+      if (this.targetShared === 1) { copyBytes(this.target, to, src); return; }
+    }
+    this.target.set(src, to);
   }
 
   // When the deferred strings might not fit at their worst, a target that
@@ -197,18 +214,27 @@ export class TargetSink {
     let from = 0, to = this.base;
     for (let i = 0; i < this.ndefers; i += 2) {
       const at = d[i], body = d[i + 1];
-      to = put(t, to, s, from, at);
+      to = this.put(to, from, at);
       if (typeof body === 'string') {
         const len = writeUtf8(t, body, to + 5, t.length - to - 5);
         putStr32(t, to, len);
         to += 5 + len;
       } else {
-        t.set(body, to);
+        this.copyTo(to, body);
         to += body.length;
       }
       from = at;
     }
-    return put(t, to, s, from, this.pos);
+    return this.put(to, from, this.pos);
+  }
+
+  // stage[from..end) into the target at 'to' (short runs, a body's header,
+  // by a loop: no view to make); returns where it ends there.
+  put(to, from, end) {
+    const t = this.target, s = this.stage, n = end - from;
+    if (n <= COPY_BY_LOOP) for (let i = 0; i < n; i++) t[to + i] = s[from + i];
+    else this.copyTo(to, s.subarray(from, end));
+    return to + n;
   }
 
   /** The stage's first n bytes as a view, from the cache when it has one. */
@@ -237,15 +263,6 @@ export class TargetSink {
       this.views.clear();
     }
   }
-}
-
-// s[from..end) into t at 'to' (short runs, a body's header, by a loop: no
-// view to make); returns where it ends in t.
-function put(t, to, s, from, end) {
-  const n = end - from;
-  if (n <= COPY_BY_LOOP) for (let i = 0; i < n; i++) t[to + i] = s[from + i];
-  else t.set(s.subarray(from, end), to);
-  return to + n;
 }
 
 // A str 32 header for len bytes at u8[at].

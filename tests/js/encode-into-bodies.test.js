@@ -86,3 +86,19 @@ function collector() {
   v8.setFlagsFromString('--expose-gc');
   return vm.runInNewContext('gc');
 }
+
+test('a SharedArrayBuffer target gets encode()\'s bytes at every offset modulo 8, bodies and stage alike', () => {
+  // Long copies into shared memory go by copyBytes (sink.js) when the
+  // target's and the source's offsets disagree modulo 8: every case here.
+  const values = [...VALUES.map(([, v]) => v), Array.from({ length: 400 }, (_, i) => ({ i, s: `v${i}` }))];
+  for (const v of values) {
+    const want = sp.encode(v);
+    for (let offset = 0; offset < 8; offset++) {
+      const target = new Uint8Array(new SharedArrayBuffer(offset + want.length + 3)).fill(0xee);
+      assert.equal(sp.encodeInto(v, target, offset), want.length);
+      assert.ok(Buffer.from(target.buffer, offset, want.length).equals(want), `offset ${offset}`);
+      assert.equal(target[offset - 1] ?? 0xee, 0xee);
+      assert.deepEqual([...target.subarray(offset + want.length)], [0xee, 0xee, 0xee]);
+    }
+  }
+});
