@@ -566,14 +566,16 @@ function readObject(o, n, depth) {
 // object literal generated for that order: V8 makes such an object from a
 // template with its final layout in one step, where adding the keys one by
 // one walks a layout per key through a store that sees every key. The
-// orders seen form a tree, a node per key prefix. Each node keeps the token
-// of the key that followed it last: when the input has those bytes next,
-// the key costs a compare, no hash and no cache. A node that ends
-// SHAPE_COMPILE_AT maps gets its literal. Bounded: at most SHAPE_FANOUT keys
-// after a node (maps used as dictionaries stop there; a full node that keeps
-// missing forgets its keys, so a new workload can be learnt), SHAPE_NODES
-// nodes in all (then the tree starts again). Where generated code is refused
-// (a Content-Security-Policy) maps are read key by key.
+// orders seen form a tree, a node per key prefix; each node keeps its key's
+// str token and the node of the key that came after it last: when the input
+// has that token next, the key costs a compare, no hash and no cache. A
+// node that ends SHAPE_COMPILE_AT maps gets its literal. Bounded: only str
+// keys of at most KEY_MAX bytes, at most SHAPE_FANOUT keys after a node
+// (maps used as dictionaries stop there; a full node that keeps missing
+// forgets its keys, so a new workload can be learnt), SHAPE_NODES nodes in
+// all (then the tree starts again). Where generated code is refused (a
+// Content-Security-Policy) keys are still predicted and objects built key
+// by key.
 const SHAPE_KEYS_MAX = 32, SHAPE_FANOUT = 16, SHAPE_NODES = 4096, SHAPE_COMPILE_AT = 16;
 const SHAPE_MISSES = 256, SHAPE_SPAN = 256;
 
@@ -706,10 +708,6 @@ function newTree() {
   shapeNodes = 1;
 }
 
-// Whether the key token at src[at..pos) may make a shape: a str (an
-// extension's decode that returns a string must run each time) of at most
-// KEY_MAX bytes (readShaped predicts only under a maxStrLength at least
-// that, and the tree holds no long strings).
 // The text of a fixstr or str 8 token.
 function tokenText(kb) {
   const h = kb[0] === 0xd9 ? 2 : 1;
@@ -717,6 +715,10 @@ function tokenText(kb) {
   return s !== null ? s : readUtf8(kb, h, kb.length);
 }
 
+// Whether the key token at src[at..pos) may make a shape: a str (an
+// extension's decode that returns a string must run each time) of at most
+// KEY_MAX bytes (readShaped predicts only under a maxStrLength at least
+// that, and the tree holds no long strings).
 function predictable(at) {
   const c = src[at];
   if (c >= 0xa0 && c <= 0xbf) return (c & 31) <= KEY_MAX;
