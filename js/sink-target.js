@@ -39,8 +39,8 @@ const STAGE_VIEWS_KEPT = 256;
  * BUFFER_TOO_SMALL means the message really is too big.
  */
 const SHARED_COPY_FROM = 4096;
-// (Asked inline: through sink.js's isShared the check measured 2-4% of a
-// 100 KB bin's encodeInto into a plain target.)
+// (Asked inline, not through sink.js's isShared: measurably cheaper there,
+// docs/node.md.)
 const SAB = typeof SharedArrayBuffer === 'function' ? SharedArrayBuffer : null;
 
 export class TargetSink {
