@@ -46,7 +46,7 @@ export let decodeEnd = 0;
 export function decodeFrom(bytes, at, options) {
   // User code (an extension's decode) saves the state around itself (userExt).
   src = bytes; pos = at; len = src.length; dv = null; opt = options;
-  tinyTurn();
+  onDecode();
   try {
     const v = options.contract == null ? read(0) : options.contract._top(0);   // (undefined: decodeDefaults)
     decodeEnd = pos;
@@ -259,8 +259,9 @@ function tinyWindow() {
   tinyHits = 0;
 }
 
-// Called once per decode: the cache comes back after TINY_OFF decodes.
-function tinyTurn() {
+// Called once per decode: counts it (shapes' misses decay by it), and the
+// tiny cache comes back after TINY_OFF decodes.
+function onDecode() {
   decodes = (decodes + 1) & DECODES_MASK;        // (a small integer, wrapping)
   if (!tinyOn && --tinyOffFor <= 0) tinyOn = true;
 }
@@ -497,8 +498,8 @@ function readShaped(kv, n, depth) {
       k = last.key;
       node = last;
     } else {
-      const at = pos, c = pos < len ? src[pos] : 0xc1;            // none left: read() says so
-      k = c >= 0xa0 && c <= 0xa0 + KEY_MAX ? readKey(c - 0xa0) : read(depth + 1);
+      const at = pos;
+      k = mapKey(depth + 1);
       if (typeof k !== 'string') {
         if (opt.maps === 'auto') return readIntoMap(objectToMap(assign({}, kv, i)), n - i, depth, k);
         node = null;
@@ -507,7 +508,7 @@ function readShaped(kv, n, depth) {
       }
     }
     kv[2 * i + 1] = value(depth);
-    kv[2 * i] = typeof k === 'string' ? k : String(k);   // (maps: 'object': named as o[k] = v would, here)
+    kv[2 * i] = propName(k);                     // (maps: 'object': named here, as o[k] = v would)
   }
   if (node !== null) {
     if (node.make !== null) return node.make(kv);
@@ -516,6 +517,16 @@ function readShaped(kv, n, depth) {
   }
   return assign({}, kv, n);
 }
+
+// A map key at pos (depth: the key's own): short str keys through the key
+// cache, anything else as read() reads it.
+function mapKey(depth) {
+  const c = pos < len ? src[pos] : 0xc1;         // none left: read() says so
+  return c >= 0xa0 && c <= 0xa0 + KEY_MAX ? readKey(c - 0xa0) : read(depth);
+}
+
+// The property name of a key (maps: 'object' names any key).
+const propName = (k) => (typeof k === 'string' ? k : String(k));
 
 // The value of a map entry: the commonest values of records inline.
 function value(depth) {
@@ -552,11 +563,10 @@ function assignPlain(o, kv, n) {
 // Reads n entries into the object o, key by key (maps of many keys, or no generated code).
 function readObject(o, n, depth) {
   for (let i = 0; i < n; i++) {
-    const c = pos < len ? src[pos] : 0xc1;
-    const k = c >= 0xa0 && c <= 0xa0 + KEY_MAX ? readKey(c - 0xa0) : read(depth + 1);
+    const k = mapKey(depth + 1);
     if (typeof k !== 'string' && opt.maps === 'auto') return readIntoMap(objectToMap(o), n - i, depth, k);
     const v = value(depth);
-    setProp(o, typeof k === 'string' ? k : String(k), v);
+    setProp(o, propName(k), v);
   }
   return o;
 }
@@ -601,7 +611,7 @@ class ShapeNode {
   }
 }
 
-let shapeTree = 0, decodes = 0;   // (decodes: counted by tinyTurn, once per decode)
+let shapeTree = 0, decodes = 0;   // (decodes: counted by onDecode)
 const DECODES_MASK = 0x3fffffff;
 let shapeRoot = new ShapeNode(null, null, null);
 let shapeNodes = 1;
@@ -930,10 +940,7 @@ export const D = Object.freeze({
     return v === undefined ? -1 : v;
   },
   /** A map key: short str keys through the key cache, anything else as read() reads it. */
-  key(depth) {
-    const c = pos < len ? src[pos] : 0xc1;
-    return c >= 0xa0 && c <= 0xa0 + KEY_MAX ? readKey(c - 0xa0) : read(depth);
-  },
+  key: mapKey,
   str(what) {
     const c = pos < len ? src[pos] : 0xc1;
     const at = pos;

@@ -7,7 +7,7 @@
 // through sink-numeric.js) or the target before the message is complete.
 
 import { EncodeFailure, codes } from './errors.js';
-import { copyBytes, copyIn } from './sink.js';
+import { copyBytes, copyIn, isShared } from './sink.js';
 import { arrayMinBytes, writeNumeric } from './sink-numeric.js';
 import { writeUtf8 } from './text.js';
 
@@ -39,9 +39,6 @@ const STAGE_VIEWS_KEPT = 256;
  * BUFFER_TOO_SMALL means the message really is too big.
  */
 const SHARED_COPY_FROM = 4096;
-// (Asked inline, not through sink.js's isShared: measurably cheaper there,
-// docs/node.md.)
-const SAB = typeof SharedArrayBuffer === 'function' ? SharedArrayBuffer : null;
 
 export class TargetSink {
   constructor(heap) {
@@ -183,7 +180,7 @@ export class TargetSink {
   // would feel the asking).
   copyTo(to, src) {
     if (src.length >= SHARED_COPY_FROM) {
-      if (this.targetShared < 0) this.targetShared = SAB !== null && this.target.buffer instanceof SAB ? 1 : 0;
+      if (this.targetShared < 0) this.targetShared = isShared(this.target) ? 1 : 0;
       if (this.targetShared === 1) { copyBytes(this.target, to, src); return; }
     }
     this.target.set(src, to);

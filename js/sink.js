@@ -54,8 +54,8 @@ export function copyIn(sink, src, at, n) {
 // copies at any alignment.
 const BOUNCE_FROM = 256;
 /** Whether a Uint8Array views shared memory. */
-export const isShared = typeof SharedArrayBuffer === 'function'
-  ? (u8) => u8.buffer instanceof SharedArrayBuffer : () => false;
+const SAB = typeof SharedArrayBuffer === 'function' ? SharedArrayBuffer : null;
+export const isShared = SAB !== null ? (u8) => u8.buffer instanceof SAB : () => false;
 let bounce = null;
 
 const disagree = (dst, at, src, from) => ((dst.byteOffset + at - src.byteOffset - from) & 7) !== 0;
