@@ -109,9 +109,13 @@ export async function ready(page) {
 /** Navigates the open page to a hash and waits for the re-run. */
 export async function goHash(page, hash) {
   await page.evaluate(async (h) => {
+    // The page's own listener was added first, so it has run when ours
+    // does (a timer alone may fire before the hashchange task does).
+    const before = location.hash;
+    const changed = new Promise((r) => window.addEventListener('hashchange', r, { once: true }));
     location.hash = h;
-    await new Promise((r) => setTimeout(r, 0));      // the hashchange handler has run
-    await window.__player.busy;                       // and the module re-run it started
+    if (location.hash !== before) await changed;
+    await window.__player.busy;                       // the module re-run it started
   }, hash);
 }
 

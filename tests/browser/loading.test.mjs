@@ -7,7 +7,7 @@
 // in-memory copies the pthread workers start from, no request to a server.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { ready, useBrowser } from './harness.mjs';
+import { goHash, ready, useBrowser } from './harness.mjs';
 
 const MAX_REQUESTS = 21;
 
@@ -74,7 +74,7 @@ test('opening the fan-out and switching its cases fetches its recorded files onc
     await page.goto(`${env.server.url}?recorded#flow=fanout&case=shared`);
     await ready(page);
     for (const c of ['lockfree', 'nopool', 'shared']) {
-      await page.evaluate(async (h) => { location.hash = h; await new Promise((r) => setTimeout(r, 0)); await window.__player.busy; }, `#flow=fanout&case=${c}`);
+      await goHash(page, `#flow=fanout&case=${c}`);
     }
   } finally {
     env.browser.ctx.off('request', onRequest);
