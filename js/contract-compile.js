@@ -17,7 +17,7 @@ import { decoder, encoder, typedElement } from './contract-interp.js';
 import { headerToken, keyToken } from './contract-runtime.js';
 import { RUN_STR_MAX } from './writer.js';
 
-const RUN_ARRAY_SMALL = 16;
+const RUN_FIXARRAY = 16;   // a fixarray holds fewer elements than this
 
 /** { enc(v, depth), dec(depth) } for contract c, generated (new Function throws under a strict CSP). */
 export function compileContract(c, W, D, R) {
@@ -160,7 +160,7 @@ ${lines.map((l) => `    ${l}`).join('\n')}
       ...deep.map((l) => `    ${l}`),
       `    const z = ${size};`,
       '    let p = W.reserve(z);',
-      '    const u = W.buf(), lim = p + z;',
+      '    const u = W.buf();',
       ...(puts.some((w) => w.includes('dv.')) ? ['    const dv = W.view();'] : []),
       ...puts.map((l) => `    ${l}`),
       '    W.done(p);',
@@ -199,10 +199,13 @@ ${lines.map((l) => `    ${l}`).join('\n')}
       case 'array': {
         const e = this.id('e');
         const el = this.fast(n.elem, e, fast);
-        const h = this.id('s'), len = this.id('n'), i = this.id('i'), z = this.id('z'), sz = this.id('sz');
+        const h = this.id('s'), len = this.id('n'), i = this.id('i'), z = this.id('z'), sz = this.id('sz'), top = this.id('top');
         const elSize = typeof el.size === 'number' ? String(el.size) : el.size;
-        // Up to RUN_ARRAY_SMALL elements, the room asked is their largest
+        // A fixarray (up to 15 elements) asks for its elements' largest
         // worst case, with no pass over them first; longer arrays are sized.
+        // The write keeps to what was asked for the array itself: its
+        // elements' getters or a Proxy may change it, or another array of
+        // the run, between sizing and writing.
         const most = { bool: 1, int: 5, f32: 5, f64: 9, str: 3 * RUN_STR_MAX + 2 }[n.elem.kind];
         this.helpers.push(`function ${h}(a) {
   const n = a.length;
@@ -212,13 +215,13 @@ ${lines.map((l) => `    ${l}`).join('\n')}
   return s;
 }`);
         return {
-          pre: [`const ${sz} = !Array.isArray(${x}) ? -1 : ${x}.length <= ${RUN_ARRAY_SMALL} ? 1 + ${x}.length * ${most} : ${h}(${x});`],
+          pre: [`const ${sz} = !Array.isArray(${x}) ? -1 : ${x}.length < ${RUN_FIXARRAY} ? 1 + ${x}.length * ${most} : ${h}(${x});`],
           cond: `${sz} >= 0`,
           size: sz,
           deep: true,
-          write: `{ const ${len} = ${x}.length; if (${len} > 0xffff) break ${fast};
+          write: `{ const ${len} = ${x}.length, ${top} = p + ${sz}; if (${len} > 0xffff || p + (${len} < 16 ? 1 : 3) > ${top}) break ${fast};
       if (${len} < 16) u[p++] = 0x90 | ${len}; else { u[p] = 0xdc; u[p + 1] = ${len} >>> 8; u[p + 2] = ${len} & 0xff; p += 3; }
-      for (let ${i} = 0; ${i} < ${len}; ${i}++) { const ${e} = ${x}[${i}]; if (!(${el.cond})) break ${fast}; const ${z} = ${elSize}; if (p + ${z} > lim) break ${fast}; ${el.write} } }`,
+      for (let ${i} = 0; ${i} < ${len}; ${i}++) { const ${e} = ${x}[${i}]; if (!(${el.cond})) break ${fast}; const ${z} = ${elSize}; if (p + ${z} > ${top}) break ${fast}; ${el.write} } }`,
         };
       }
       default: throw new Error(`not a run's type: ${n.kind}`);

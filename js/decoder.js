@@ -856,7 +856,10 @@ function readIntoMap(m, n, depth, first) {
 // the checks and limits above, and fails with TYPE (a value of another
 // type) or OVERFLOW (an integer out of the field's range) at its offset.
 
-const wrong = (what) => decodeError(codes.TYPE, pos, `expected ${what}, got ${formatName(src, pos, len)}`);
+// At the end of the input the value is missing, not of another type: TRUNCATED,
+// as read() says, so that decodeStream waits for more bytes.
+const wrong = (what) => (pos >= len ? truncated(pos, 'a value (no bytes left)')
+  : decodeError(codes.TYPE, pos, `expected ${what}, got ${formatName(src, pos, len)}`));
 const outOfRange = (at, v, what) => decodeError(codes.OVERFLOW, at, `${v} does not fit ${what}`);
 
 // An integer of any form as a number (64-bit forms past 2^53 as a BigInt), or undefined.
@@ -989,8 +992,11 @@ export const D = Object.freeze({
   },
   date(what) {
     const c = pos < len ? src[pos] : 0xc1;
-    if ((c === 0xd6 || c === 0xd7 || c === 0xc7) && pos + 1 < len &&
-        src[pos + (c === 0xc7 ? 2 : 1)] === 0xff) return read(0);
+    if (c === 0xd6 || c === 0xd7 || c === 0xc7) {
+      const type = pos + (c === 0xc7 ? 2 : 1);     // the ext type byte: -1 is a timestamp
+      if (type >= len) throw truncated(pos, 'an ext header');
+      if (src[type] === 0xff) return read(0);
+    }
     throw wrong(what);
   },
   any: read,

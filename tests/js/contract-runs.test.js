@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
-import { contract, createScratchpack, decode, encode } from '../../js/index.js';
+import { contract, createScratchpack, decode, encode, encodeInto } from '../../js/index.js';
 import { rng } from './helpers.js';
 
 const FIELDS = {
@@ -204,4 +204,51 @@ test('encode: a run that finds an array changed since it sized it writes what th
     get(t, k) { return k === '2' && ++reads > 1 ? 42 : Reflect.get(t, k); },
   });
   assert.throws(() => R.encode({ id: 1, tags: turning }), (e) => e.code === 'TYPE' && e.path === '$.tags[2]');
+});
+
+test('encode: an array of 16 elements (a 3-byte header) in a run ending where the buffer ends writes every byte', async () => {
+  const sp = await createScratchpack();
+  for (const compile of [true, false]) {
+    const R = contract({ blob: 'bin', a: ['bool'], b: 'bool', c: 'bool' }, { keys: 'index', compile });
+    for (const n of [14, 15, 16, 17, 18]) {
+      for (let len = 4060; len < 4100; len++) {
+        const v = { blob: new Uint8Array(len).fill(7), a: Array.from({ length: n }, (_, i) => i % 3 === 0), b: false, c: true };
+        const want = contract({ blob: 'bin', a: ['bool'], b: 'bool', c: 'bool' }, { keys: 'index', compile: false }).encode(v);
+        const at = `compile ${compile}, ${n} bools after ${len} bytes`;
+        assert.deepEqual(R.encode(v), want, `${at}: encode`);
+        assert.deepEqual(sp.encode(v, { contract: R }), want, `${at}: sp.encode`);
+        const target = new Uint8Array(want.length);
+        assert.equal(sp.encodeInto(v, target, 0, { contract: R }), want.length, `${at}: encodeInto`);
+        assert.deepEqual(target, want, `${at}: encodeInto's bytes`);
+      }
+    }
+  }
+  sp.close();
+});
+
+test('encode: a run keeps to what it asked for each array, however the array grows while it is written', () => {
+  // The array is sized at 3 bools and holds 4 when written: with the bool
+  // after it, one byte more than the run reserved. The run must give up
+  // (the slow way writes what the array holds then), not write past it.
+  // (Only generated code reads the length twice: the closures read it once.)
+  for (const compile of [true]) {
+    const R = contract({ a: ['bool'], b: 'bool' }, { keys: 'index', compile });
+    let lengths = 0;
+    const a = new Proxy([true, true, true, true], {
+      get(t, k) { return k === 'length' ? (++lengths === 1 ? 3 : 4) : Reflect.get(t, k); },
+    });
+    const want = Uint8Array.of(0x92, 0x94, 0xc3, 0xc3, 0xc3, 0xc3, 0xc2);
+    assert.deepEqual(R.encode({ a, b: false }), want, `compile ${compile}: Rec.encode`);
+    lengths = 0;
+    assert.deepEqual(encode({ a, b: false }, { contract: R }), want, `compile ${compile}: encode`);
+    // A target of what the run asked for: the message does not fit.
+    lengths = 0;
+    const small = new Uint8Array(6);
+    assert.throws(() => encodeInto({ a, b: false }, small, 0, { contract: R }),
+      (e) => e.code === 'BUFFER_TOO_SMALL', `compile ${compile}: encodeInto 6 bytes`);
+    lengths = 0;
+    const exact = new Uint8Array(7);
+    assert.equal(encodeInto({ a, b: false }, exact, 0, { contract: R }), 7, `compile ${compile}: encodeInto 7 bytes`);
+    assert.deepEqual(exact, want, `compile ${compile}: encodeInto's bytes`);
+  }
 });

@@ -56,3 +56,28 @@ test('a small list and a value that is not a list go whole, failing as encode() 
   assert.deepEqual(new Uint8Array(Buffer.concat(out.chunks)), List.encode(few));
   await assert.rejects(sp.encodeToStream({ not: 'a list' }, collector().w, { contract: List }), { code: 'TYPE' });
 });
+
+test('decodeStream with a contract waits for the rest of a value that a chunk cuts anywhere (TRUNCATED, not TYPE)', async () => {
+  const fields = {
+    name: 'string', n: 'int32', at: 'timestamp', ok: 'bool', big: 'int64', f: 'float32', d: 'float64',
+    blob: 'bin', tags: ['string'], xs: 'int16[]', opt: 'string?', m: { map: ['string', 'uint8'] }, any: 'any',
+  };
+  const v = {
+    name: 'abc', n: 70000, at: new Date(1000), ok: true, big: 2n ** 40n, f: 1.5, d: -2.25,
+    blob: Uint8Array.of(1, 2, 3), tags: ['a', 'bc'], xs: Int16Array.of(-300, 5), opt: null, m: { k: 9 }, any: [1, 'z'],
+  };
+  for (const keys of ['index', 'name']) {
+    for (const compile of [true, false]) {
+      const R = contract(fields, { keys, compile });
+      const bytes = R.encode(v);
+      const whole = R.decode(bytes);
+      for (let cut = 1; cut < bytes.length; cut++) {
+        const got = [];
+        for await (const x of sp.decodeStream([bytes.subarray(0, cut), bytes.subarray(cut)], { contract: R })) got.push(x);
+        assert.deepEqual(got, [whole], `keys ${keys}, compile ${compile}, cut at ${cut}`);
+        assert.throws(() => R.decode(bytes.subarray(0, cut)), (e) => e.code === 'TRUNCATED',
+          `keys ${keys}, compile ${compile}: decode of the first ${cut} bytes`);
+      }
+    }
+  }
+});
