@@ -340,11 +340,20 @@ ${lines.map((l) => `    ${l}`).join('\n')}
     return typeof f.default === 'object' && f.default !== null ? `R.clone(${v})` : v;
   }
 
+  // The decoded object: a literal of one shape (a computed key for
+  // '__proto__', which a literal's plain key would take as the prototype),
+  // or an object of the class whose fields are assigned (its setters run;
+  // one that throws is CALLBACK, with the field's path).
   result(vals) {
     const c = this.c;
-    if (c.class === null) return `return { ${c.fields.map((f, i) => `${q(f.name)}: ${vals[i]}`).join(', ')} };`;
+    const key = (name) => (name === '__proto__' ? `[${q(name)}]` : q(name));
+    if (c.class === null) return `return { ${c.fields.map((f, i) => `${key(f.name)}: ${vals[i]}`).join(', ')} };`;
     return `const o = Object.create(${this.k(c.class.prototype)});
-  ${c.fields.map((f, i) => `o[${q(f.name)}] = ${vals[i]};`).join('\n  ')}
+  try {
+    ${c.fields.map((f, i) => `f = ${this.k(f.name)}; ${f.name === '__proto__' ? `R.set(o, f, ${vals[i]})` : `o[${q(f.name)}] = ${vals[i]}`};`).join('\n    ')}
+  } catch (e) {
+    throw R.setFailed(e, ${this.k(c.name)}, f, D.at());
+  }
   return o;`;
   }
 

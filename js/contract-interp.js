@@ -30,17 +30,30 @@ export function interpretContract(c, W, D, R) {
   const missing = (f) => (!f.hasDefault ? (f.nullable ? null : undefined)
     : typeof f.def === 'object' && f.def !== null ? R.clone(f.def) : f.def);
 
+  // Every field is read first, in order, then written: as the generated
+  // encoder does, so a getter sees, and a getter's error wins, the same.
   function enc(v, depth) {
     if (typeof v !== 'object' || v === null) throw R.type(what, v);
+    const xs = new Array(order.length);
+    let f = null;
+    try {
+      for (let i = 0; i < order.length; i++) {
+        f = order[i];
+        if (f === null) continue;
+        let x = v[f.name];
+        if (x === undefined && f.hasDefault) x = f.def;
+        xs[i] = x;
+      }
+    } catch (e) {
+      throw R.field(e, f.name);
+    }
     W.raw(header);
     for (let i = 0; i < order.length; i++) {
-      const f = order[i];
+      f = order[i];
       if (f === null) { W.nil(); continue; }
       if (f.key !== null) W.raw(f.key);
-      let x = v[f.name];
-      if (x === undefined && f.hasDefault) x = f.def;
       try {
-        f.enc(x, depth);
+        f.enc(xs[i], depth);
       } catch (e) {
         throw R.field(e, f.name);
       }
@@ -73,7 +86,11 @@ export function interpretContract(c, W, D, R) {
       throw R.dfield(e, f === null ? null : f.name);
     }
     const o = proto === null ? {} : Object.create(proto);
-    for (let i = 0; i < fields.length; i++) o[fields[i].name] = vals[i] === R.MISSING ? missing(fields[i]) : vals[i];
+    try {
+      for (f of fields) R.set(o, f.name, vals[f.i] === R.MISSING ? missing(f) : vals[f.i]);
+    } catch (e) {
+      throw R.setFailed(e, c.name, f.name, D.at());
+    }
     return o;
   }
 
@@ -186,11 +203,16 @@ export function encoder(n, W, R) {
 export function typedElement(n, kind, R) {
   const what = `an element of ${n.type}`;
   const range = [[-128, 127], [0, 255], [-32768, 32767], [0, 65535], [-2147483648, 2147483647], [0, 4294967295]][kind];
+  // Another type is TYPE, an integer outside the element's range VALUE_RANGE (as for [T]).
+  const [lo, hi] = kind === 9 ? U64 : I64;
   return (x) => {
     if (kind >= 8) {
       if (typeof x !== 'bigint') throw R.type(what, x);
-    } else if (typeof x !== 'number' || (range !== undefined && !(Number.isInteger(x) && x >= range[0] && x <= range[1]))) {
+      if (x < lo || x > hi) throw R.range(what, x);
+    } else if (typeof x !== 'number') {
       throw R.type(what, x);
+    } else if (range !== undefined && !(Number.isInteger(x) && x >= range[0] && x <= range[1])) {
+      throw R.intFail(what, x);
     }
   };
 }

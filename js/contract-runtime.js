@@ -5,7 +5,7 @@
 // paths on the way up, bytes from the binary kinds a bin field takes,
 // copies of object defaults. Must not touch: formats.
 
-import { EncodeFailure, codes, decodeWithin, describeValue, finishEncodeError, indexStep, keyStep,
+import { EncodeFailure, ScratchpackError, codes, decodeWithin, describeValue, finishEncodeError, indexStep, keyStep,
   mapStep, within } from './errors.js';
 import { GrowSink } from './sink-grow.js';
 import { StreamPart, encodeWith } from './writer.js';
@@ -44,12 +44,19 @@ export const runtime = Object.freeze({
       return new Uint8Array(x);
     return null;
   },
-  /** A fresh copy of an object default (each decoded value gets its own). */
-  clone: (v) => structuredClone(v),
+  /** A fresh copy of an object default (each decoded value gets its own), of the same classes. */
+  clone: (v) => copyOf(v, new Map()),
   /** Sets o[k] = v, also for the key '__proto__' (an own property, not the prototype). */
   set(o, k, v) {
     if (k === '__proto__') Object.defineProperty(o, k, { value: v, enumerable: true, writable: true, configurable: true });
     else o[k] = v;
+  },
+  /** Decode: assigning field 'name' on an object of contract 'of''s class threw (its setter). */
+  setFailed(e, of, name, at) {
+    const said = e instanceof Error ? `${e.name}: ${e.message}` : String(e);
+    const err = new ScratchpackError(codes.CALLBACK, `setting field ${name} of a ${of} threw: ${said} (at byte ${at})`,
+      { offset: at, cause: e });
+    return decodeWithin(err, keyStep(name));
   },
   /** The value in place of a field that is not in the message. */
   MISSING: Symbol('missing'),
@@ -67,3 +74,38 @@ function token(v) {
 /** The str token of a map key, and an array or map header of n. */
 export const keyToken = (s) => token(s);
 export const headerToken = (n, map) => token(new StreamPart(map ? 'map' : 'array', n));
+
+// A deep copy that keeps what a default is made of: its objects' prototypes
+// (an object of a contract's class stays one), typed arrays, Dates, Maps
+// and Sets, and shared or cyclic parts as shared or cyclic.
+function copyOf(v, seen) {
+  if (typeof v !== 'object' || v === null) return v;
+  if (seen.has(v)) return seen.get(v);
+  let out;
+  if (v instanceof Date) out = new Date(v.getTime());
+  else if (ArrayBuffer.isView(v)) out = v instanceof DataView ? new DataView(v.buffer.slice(v.byteOffset, v.byteOffset + v.byteLength)) : v.slice();
+  else if (v instanceof ArrayBuffer) out = v.slice(0);
+  else if (Array.isArray(v)) {
+    out = new Array(v.length);
+    seen.set(v, out);
+    for (let i = 0; i < v.length; i++) out[i] = copyOf(v[i], seen);
+    return out;
+  } else if (v instanceof Map) {
+    out = new Map();
+    seen.set(v, out);
+    for (const [k, x] of v) out.set(copyOf(k, seen), copyOf(x, seen));
+    return out;
+  } else if (v instanceof Set) {
+    out = new Set();
+    seen.set(v, out);
+    for (const x of v) out.add(copyOf(x, seen));
+    return out;
+  } else {
+    out = Object.create(Object.getPrototypeOf(v));
+    seen.set(v, out);
+    for (const k of Object.keys(v)) runtime.set(out, k, copyOf(v[k], seen));
+    return out;
+  }
+  seen.set(v, out);
+  return out;
+}

@@ -225,6 +225,9 @@ function isContractFile(x) {
     Object.values(x.contracts).some((c) => c !== null && typeof c === 'object' && 'fields' in c);
 }
 
+// makeContract's fields when loadContracts gives them later.
+const LATER = Symbol('fields given later');
+
 function makeContract(fields, options, names, name) {
   if (options === null || typeof options !== 'object') throw bad('contract options must be an object');
   for (const k of Object.keys(options))
@@ -244,9 +247,38 @@ function makeContract(fields, options, names, name) {
   const c = new Contract(name, keys, options);
   if (options.compile === true && !canCompile())
     throw bad(`contract ${name}: compile: true, but this host refuses generated code (a Content-Security-Policy without 'unsafe-eval'?)`);
+  if (fields === LATER) return c;                // loadContracts: defined and bound once all are made
   define(c, fields, names);
-  if (cls !== undefined && cls !== null) contractClasses.set(cls, (v, depth) => c._enc(v, depth));
+  bindClass(c);
   return c;
+}
+
+// Makes c's class encode through c, once its fields are known.
+function bindClass(c) {
+  checkClass(c);
+  if (c.class !== null) contractClasses.set(c.class, (v, depth) => c._enc(v, depth));
+}
+
+// INVALID_ARGUMENT when decode could not set one of c's fields on its class's objects.
+function checkClass(c) {
+  for (const f of c.class === null ? [] : c.fields) {
+    const why = unsettable(c.class.prototype, f.name);
+    if (why !== null) throw bad(`contract ${c.name}, field ${f.name}: ${why}: decode could not set it`);
+  }
+}
+
+// Why assigning o[k] fails on an object made from proto (a getter without
+// a setter, a read-only property on the chain), or null.
+function unsettable(proto, k) {
+  if (k === '__proto__') return null;            // set as an own property (runtime.set)
+  for (let o = proto; o !== null; o = Object.getPrototypeOf(o)) {
+    const d = Object.getOwnPropertyDescriptor(o, k);
+    if (d === undefined) continue;
+    if (d.get !== undefined || d.set !== undefined)
+      return d.set === undefined ? `the class's prototype has a getter '${k}' without a setter` : null;
+    return d.writable ? null : `'${k}' is read-only on the class's prototype`;
+  }
+  return null;
 }
 
 // Fills in c's fields from their description.
@@ -388,12 +420,19 @@ export function loadContracts(doc, options = {}) {
     const o = { keys: d.keys ?? 'name', name, compile: options.compile, int64: d.int64 ?? options.int64 };
     if (o.compile === undefined) delete o.compile;
     if (o.int64 === undefined) delete o.int64;
-    if (classes[name] !== undefined) o.class = classes[name];
-    // The fields are read once every name is known (they may refer to each other).
-    const c = makeContract({ _: 'any' }, o, null, name);
+    if (classes[name] !== undefined) {
+      o.class = classes[name];
+      const twice = made.find(([m]) => m.class === o.class);
+      if (twice !== undefined) throw bad(`contract ${name}: class ${o.class?.name} is also contract ${twice[0].name}'s`);
+    }
+    // The fields are read once every name is known (they may refer to each
+    // other), and the classes bound once all are: a file that fails binds none.
+    const c = makeContract(LATER, o, null, name);
     names.set(name, c);
     made.push([c, d.fields]);
   }
   for (const [c, fields] of made) define(c, fields, names);
+  for (const [c] of made) checkClass(c);
+  for (const [c] of made) bindClass(c);
   return Object.freeze(Object.fromEntries(names));
 }

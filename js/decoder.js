@@ -15,7 +15,7 @@
 import { decodeDefaults } from './decode-options.js';
 import { scanEnd, scanNumbers } from './decode-numbers.js';
 import { Ext, extDecode } from './ext.js';
-import { ScratchpackError, codes, decodeError, isStackOverflow } from './errors.js';
+import { ScratchpackError, codes, decodeError, decodeWithin, indexStep, isStackOverflow } from './errors.js';
 import { formatName } from './format-name.js';
 import { intRange } from './typed.js';
 import { readUtf8 } from './text.js';
@@ -1006,16 +1006,21 @@ export const D = Object.freeze({
     const n = D.array(depth, what);
     const a = new ctor(n);
     const range = intRange(ctor);
-    for (let i = 0; i < n; i++) {
-      const at = pos;
-      if (big) a[i] = D.big(ctor === BigInt64Array, false, `an element of ${what}`);
-      else if (range === null) a[i] = D.num(`an element of ${what}`);
-      else {
-        const v = intHere();
-        if (v === undefined) throw wrong(`an integer element of ${what}`);
-        if (v < range[0] || v > range[1]) throw outOfRange(at, v, `an element of ${what}`);
-        a[i] = v;
+    let i = 0;
+    try {
+      for (; i < n; i++) {
+        const at = pos;
+        if (big) a[i] = D.big(ctor === BigInt64Array, false, `an element of ${what}`);
+        else if (range === null) a[i] = D.num(`an element of ${what}`);
+        else {
+          const v = intHere();
+          if (v === undefined) throw wrong(`an integer element of ${what}`);
+          if (v < range[0] || v > range[1]) throw outOfRange(at, v, `an element of ${what}`);
+          a[i] = v;
+        }
       }
+    } catch (e) {
+      throw decodeWithin(e, indexStep(i));         // the element's path, as [T]'s
     }
     return a;
   },

@@ -252,3 +252,17 @@ test('encode: a run keeps to what it asked for each array, however the array gro
     assert.deepEqual(exact, want, `compile ${compile}: encodeInto's bytes`);
   }
 });
+
+test('encode: generated code and closures read every field before they write, so getters see and fail the same', () => {
+  for (const keys of ['index', 'name']) {
+    const [C, I] = pair({ a: 'uint8', b: 'string', s: ['uint8'] }, { keys });
+    // A getter that throws wins over an earlier field of the wrong type.
+    const bad = { a: 'not a number', get b() { throw new Error('b failed'); }, s: [] };
+    assert.deepEqual(outcome(() => C.encode(bad)), ['err', 'CALLBACK', undefined, '$.b'], `${keys}: generated`);
+    assert.deepEqual(outcome(() => I.encode(bad)), outcome(() => C.encode(bad)), `${keys}: closures`);
+    // A getter that changes a field read before it: both write what was read.
+    const mk = () => { const v = { a: 1, get b() { v.a = 2; v.s = [9, 9]; return 'x'; }, s: [9] }; return v; };
+    assert.deepEqual(I.encode(mk()), C.encode(mk()), `${keys}: bytes`);
+    assert.deepEqual(C.decode(C.encode(mk())), { a: 1, b: 'x', s: [9, 9] }, `${keys}: values (s is read after b)`);
+  }
+});

@@ -127,13 +127,14 @@ for (const compile of [true, false]) {
       fail(() => Order.decode(sp.encode([1, [null]])), 'TYPE', '$.items[0]');
       const T = C({ t: 'int8[]', u: 'uint64', d: 'timestamp', b: 'bin', k: 'bool' }, { keys: 'index' });
       const ok = { t: [1], u: 1n, d: new Date(0), b: new Uint8Array(0), k: false };
-      fail(() => T.encode({ ...ok, t: [1, 300] }), 'TYPE', '$.t[1]');
+      fail(() => T.encode({ ...ok, t: [1, 300] }), 'VALUE_RANGE', '$.t[1]');
+      fail(() => T.encode({ ...ok, t: [1, 'x'] }), 'TYPE', '$.t[1]');
       fail(() => T.encode({ ...ok, u: -1n }), 'VALUE_RANGE', '$.u');
       fail(() => T.encode({ ...ok, u: 'x' }), 'TYPE', '$.u');
       fail(() => T.encode({ ...ok, d: 5 }), 'TYPE', '$.d');
       fail(() => T.encode({ ...ok, b: 'x' }), 'TYPE', '$.b');
       fail(() => T.encode({ ...ok, k: 1 }), 'TYPE', '$.k');
-      fail(() => T.decode(sp.encode([[1, 300], 1, new Date(0), new Uint8Array(0), false])), 'OVERFLOW', '$.t');
+      fail(() => T.decode(sp.encode([[1, 300], 1, new Date(0), new Uint8Array(0), false])), 'OVERFLOW', '$.t[1]');
       fail(() => T.decode(sp.encode([[1], -1, new Date(0), new Uint8Array(0), false])), 'OVERFLOW', '$.u');
       fail(() => T.decode(sp.encode([[1], 1, 5, new Uint8Array(0), false])), 'TYPE', '$.d');
       fail(() => T.decode(sp.encode([[1], 1, new Date(0), 'x', false])), 'TYPE', '$.b');
@@ -319,3 +320,75 @@ test('map-form keys land right wherever the encoder\'s buffer ends (every offset
     sp.close();
   }
 });
+
+// Found by a review of both modes side by side: each failed before its fix.
+for (const compile of [true, false]) {
+  const mode = compile ? 'generated' : 'closures';
+
+  test(`${mode}: a field named __proto__ decodes as an own property and never sets the prototype`, () => {
+    const R = contract({ ['__proto__']: 'string', x: 'uint8' }, { keys: 'name', compile });
+    const d = R.decode(R.encode(JSON.parse('{"__proto__":"hello","x":1}')));
+    assert.equal(Object.getPrototypeOf(d), Object.prototype);
+    assert.deepEqual(Object.keys(d), ['__proto__', 'x']);
+    assert.equal(Object.getOwnPropertyDescriptor(d, '__proto__').value, 'hello');
+    const A = contract({ ['__proto__']: 'any', x: 'uint8' }, { keys: 'index', compile });
+    const q = A.decode(encode([{ isAdmin: true }, 1]));
+    assert.equal(q.isAdmin, undefined);
+    assert.deepEqual(Object.getOwnPropertyDescriptor(q, '__proto__').value, { isAdmin: true });
+  });
+
+  test(`${mode}: a class's setters run on decode; one that throws is CALLBACK at the field, a getter with no setter is refused up front`, () => {
+    class Temp {
+      set celsius(v) { if (v < -273) throw new RangeError('below absolute zero'); this._c = v; }
+      get celsius() { return this._c; }
+    }
+    const T = contract({ celsius: 'float64' }, { keys: 'index', class: Temp, compile });
+    assert.equal(T.decode(T.encode({ celsius: 21 }))._c, 21);
+    const e = fail(() => T.decode(encode([-300])), 'CALLBACK', '$.celsius');
+    assert.ok(e.cause instanceof RangeError);
+    assert.equal(e.offset, 4);                       // the end of the object, whose fields are set once all are read
+    class Rect { get w() { return 1; } }
+    fail(() => contract({ w: 'uint8' }, { keys: 'index', class: Rect, compile }), 'INVALID_ARGUMENT');
+    class Frozen {}
+    Object.defineProperty(Frozen.prototype, 'id', { value: 0, writable: false });
+    fail(() => contract({ id: 'uint8' }, { keys: 'index', class: Frozen, compile }), 'INVALID_ARGUMENT');
+    // Refused classes were not bound: they encode as plain objects.
+    assert.deepEqual(decode(encode(new Rect())), {});
+  });
+
+  test(`${mode}: a contract file that fails to load binds none of its classes, and may be loaded again`, () => {
+    class A { constructor() { this.x = 1; } }
+    const file = (t) => ({ contracts: { A: { keys: 'index', fields: { x: 'uint8' } }, B: { fields: { y: t } } } });
+    fail(() => contract(file('no-such-type'), { classes: { A }, compile }), 'INVALID_ARGUMENT');
+    assert.deepEqual(decode(encode(new A())), { x: 1 });      // a plain object, not { _: nil }
+    const ok = contract(file('A'), { classes: { A }, compile });
+    assert.deepEqual(encode(new A()), ok.A.encode({ x: 1 }));
+    class C {}
+    fail(() => contract({ contracts: { P: { fields: { a: 'bool' } }, Q: { fields: { b: 'bool' } } } },
+      { classes: { P: C, Q: C }, compile }), 'INVALID_ARGUMENT');
+    assert.deepEqual(decode(encode(Object.assign(new C(), { z: 1 }))), { z: 1 });
+  });
+
+  test(`${mode}: an object default is a fresh copy of the same classes`, () => {
+    class P { constructor(x, y) { this.x = x; this.y = y; } len() { return Math.hypot(this.x, this.y); } }
+    const PC = contract({ x: 'int32', y: 'int32' }, { keys: 'index', class: P, compile });
+    const R = contract({ id: 'int32', at: { type: PC, default: new P(3, 4) }, when: { type: 'timestamp', default: new Date(5) },
+      tags: { type: ['string'], default: ['a'] } }, { keys: 'index', compile });
+    const a = R.decode(Uint8Array.of(0x91, 0x05)), b = R.decode(Uint8Array.of(0x91, 0x05));
+    assert.ok(a.at instanceof P);
+    assert.equal(a.at.len(), 5);
+    assert.notEqual(a.at, b.at);
+    assert.ok(a.when instanceof Date && a.when.getTime() === 5 && a.when !== b.when);
+    assert.notEqual(a.tags, b.tags);
+  });
+
+  test(`${mode}: typed-array fields fail as [T] does: the element's path, VALUE_RANGE outside its range`, () => {
+    const A = contract({ a: 'int32[]', b: 'uint64[]' }, { keys: 'index', compile });
+    fail(() => A.decode(Uint8Array.of(0x92, 0x93, 1, 2, 0xa1, 0x61, 0x90)), 'TYPE', '$.a[2]');
+    fail(() => A.decode(Uint8Array.of(0x92, 0x91, 0xd3, 0x80, 0, 0, 0, 0, 0, 0, 0, 0x90)), 'OVERFLOW', '$.a[0]');
+    fail(() => A.encode({ a: [1, 2, 2 ** 31], b: [] }), 'VALUE_RANGE', '$.a[2]');
+    fail(() => A.encode({ a: [1.5], b: [] }), 'TYPE', '$.a[0]');
+    fail(() => A.encode({ a: [], b: [-1n] }), 'VALUE_RANGE', '$.b[0]');
+    fail(() => A.encode({ a: [], b: [2n ** 64n] }), 'VALUE_RANGE', '$.b[0]');
+  });
+}
