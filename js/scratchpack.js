@@ -159,7 +159,7 @@ export class Scratchpack {
       // encode() only (bigMessage: Infinity keeps all in linear memory); a lease is linear memory.
       this._beginScratch(s, !lease && this._big !== Infinity);
       encodeWith(s, value, this._maxDepth, this._ext, via);
-      this._bigLast = s.bodyMoved ? 0 : s.inJs() ? 2 : s.outgrew() ? 1 : 0;
+      this._bigLast = this._sizeClass(s);
       if (!lease) return s.copyOut(own);
       return s.inJs() ? this._ownLease(s.copyOut(true)) : this._heapLease(s.copyToHeap(), s.messageLength);
     } catch (e) {
@@ -174,6 +174,16 @@ export class Scratchpack {
   _newScratch() {
     return new ScratchSink(Math.min(this._scratchSize, JS_SCRATCH), () => this._takeSink(), this._heap, this._big,
       this.results === 'pooled');
+  }
+
+  // Where the message just written would have been best started: 2 in JS
+  // memory (it passed bigMessage), 1 in C (it outgrew the scratch), 0 in
+  // the scratch. By its length: one that started in JS memory and stayed
+  // small sends the next back to the scratch.
+  _sizeClass(s) {
+    if (s.bodyMoved) return 0;
+    if (!s.inJs()) return s.outgrew() ? 1 : 0;
+    return s.pos > this._big ? 2 : s.pos > s.limit ? 1 : 0;   // an OutSink's message starts at 0
   }
 
   // Right after a message too big for the JS scratch the next is likely as

@@ -97,11 +97,21 @@ export class OutSink {
     copyIn(this, bytes, 0, n);
   }
 
-  /** The message: a view of exactly its bytes; the buffer shrinks to it (a plain one by a copy). */
+  /**
+   * The message in an ArrayBuffer of exactly its bytes and of fixed length,
+   * as every result is (a resizable one is refused by fetch bodies on Node
+   * 20 and 22 and by structuredClone): a resizable buffer is transferred to
+   * a fixed one (copied where the host cannot transfer), a plain one of
+   * another size copied.
+   */
   result() {
     const n = this.pos, buf = this.buf;
-    if (canResize && buf.resizable) buf.resize(n);
     this.u8 = this.dv = null;
+    this.buf = null;
+    if (buf.resizable) {
+      if (typeof buf.transferToFixedLength === 'function') return new Uint8Array(buf.transferToFixedLength(n));
+      return new Uint8Array(buf, 0, n).slice();
+    }
     const out = new Uint8Array(buf, 0, n);
     return buf.byteLength === n ? out : out.slice();
   }

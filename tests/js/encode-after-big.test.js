@@ -1,0 +1,35 @@
+// A message past bigMessage is built in JS memory (sink-out.js): its result
+// is an ArrayBuffer of fixed length like every other (fetch bodies refuse a
+// resizable one on Node 20 and 22, structuredClone on all), and the
+// messages after it start in the scratch again once one is small (the
+// entry no longer starts every later message in a new JS buffer).
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+
+import { createScratchpack, decode } from '../../js/index.js';
+
+const fixed = (b) => b.buffer.resizable !== true && b.byteLength === b.length;
+
+test('a message past bigMessage comes back in a fixed-length buffer, and later small ones in the pooled scratch', async () => {
+  const sp = await createScratchpack({ bigMessage: 200000, results: 'pooled' });
+  try {
+    for (const big of ['x'.repeat(300000), Array.from({ length: 100000 }, (_, i) => i), [new Uint8Array(250000).fill(1)]]) {
+      const b = sp.encode(big);
+      assert.ok(b.length > 200000);
+      assert.ok(fixed(b) && b.byteOffset === 0 && b.buffer.byteLength === b.length, 'the big result owns a fixed buffer of its size');
+      assert.equal(structuredClone(b).length, b.length);
+      assert.deepEqual(decode(b), big);
+      const first = sp.encode({ a: 1 }), second = sp.encode({ b: 2 });
+      assert.ok(first.buffer.resizable !== true && second.buffer.resizable !== true);
+      assert.deepEqual([decode(first), decode(second)], [{ a: 1 }, { b: 2 }]);
+      // The second small one is a view of the pooled array, as before the big one.
+      assert.equal(second.buffer.byteLength, 32768, 'the message after a small one starts in the scratch');
+      assert.equal(new Response(second).constructor.name, 'Response');
+    }
+    const lease = sp.encodeView('y'.repeat(300000));
+    assert.ok(lease.bytes.buffer.resizable !== true);
+    lease.release();
+  } finally {
+    sp.close();
+  }
+});
