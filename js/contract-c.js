@@ -64,14 +64,57 @@ function cField(t, where) {
   return { ctype: m[0], ftype: m[1], schema: null, array: false };
 }
 
-// A C string literal of s's UTF-8 (octal escapes for anything but printable ASCII).
+// A C string literal of s's UTF-8, or of bytes (octal escapes for anything but printable ASCII).
 function cString(s) {
   let out = '"';
-  for (const b of new TextEncoder().encode(s)) {
+  for (const b of typeof s === 'string' ? new TextEncoder().encode(s) : s) {
     if (b >= 0x20 && b < 0x7f && b !== 0x22 && b !== 0x5c && b !== 0x3f) out += String.fromCharCode(b);
     else out += `\\${b.toString(8).padStart(3, '0')}`;
   }
   return `${out}"`;
+}
+
+// A C expression of a double (float32: a float).
+function cFloat(v, f32) {
+  if (Number.isNaN(v)) return 'NAN';
+  if (!Number.isFinite(v)) return v > 0 ? 'INFINITY' : '-INFINITY';
+  let t = Object.is(v, -0) ? '-0.0' : String(v);
+  if (!/[.e]/.test(t)) t += '.0';
+  return f32 ? `${t}f` : t;
+}
+
+// A C expression of an integer default of C type ctype.
+function cInt(v, ctype) {
+  const b = BigInt(v);
+  if (ctype === 'int64_t') return b === -(2n ** 63n) ? 'INT64_MIN' : `INT64_C(${b})`;
+  if (ctype === 'uint64_t') return `UINT64_C(${b})`;
+  return b === -(2n ** 31n) ? 'INT32_MIN' : `(${ctype})${b}`;
+}
+
+// The statement that gives member x.f its default in <Name>_init, or a
+// refusal: C keeps a member a message leaves out, so _init sets what JS's
+// default would give (strings and bins point at literals they do not own).
+function cDefault(x, where) {
+  const f = x.f, v = f.default, m = `v->${f.name}`;
+  if (x.array || x.schema !== null)
+    throw bad(`${where}: a default for ${x.array ? 'an array' : 'a contract'} has no C form; gen-c sets defaults of ` +
+      'bools, integers, floats, strings, bins and timestamps in <Name>_init');
+  if (v === null) return null;                   // a nullable str/bin: NULL is nil, as memset leaves it
+  switch (x.ftype) {
+    case 'SP_F_BOOL': return `${m} = ${v ? 'true' : 'false'};`;
+    case 'SP_F_FLOAT': return `${m} = ${cFloat(v, true)};`;
+    case 'SP_F_DOUBLE': return `${m} = ${cFloat(v, false)};`;
+    case 'SP_F_STR': return `${m} = (sp_str_field){ (char *)${cString(v)}, ${new TextEncoder().encode(v).length}, 0 };`;
+    case 'SP_F_BIN': {
+      const bytes = v instanceof Uint8Array ? v : new Uint8Array(ArrayBuffer.isView(v) ? v.buffer.slice(v.byteOffset, v.byteOffset + v.byteLength) : v);
+      return `${m} = (sp_bin_field){ (uint8_t *)${cString(bytes)}, ${bytes.length}, 0 };`;
+    }
+    case 'SP_F_TIMESTAMP': {
+      const ms = v.getTime(), sec = Math.floor(ms / 1000);
+      return `${m} = (sp_ts_field){ INT64_C(${sec}), ${(ms - sec * 1000) * 1000000} };`;
+    }
+    default: return `${m} = ${cInt(v, x.ctype)};`;
+  }
 }
 
 /**
@@ -84,13 +127,24 @@ export function generateC(doc, options = {}) {
   const guard = cName(options.guard ?? 'SP_CONTRACTS_H', 'guard');
   const list = Object.values(contracts);
   const info = new Map();
+  // Each contract's four names must not meet another's, nor the library's sp_/SP_ names.
+  const taken = new Map([[guard, 'the include guard']]);
   for (const c of list) {
     cName(c.name, 'contract name');
+    if (/^(sp|SP)_/.test(c.name)) throw bad(`contract name '${c.name}': sp_ and SP_ names are scratchpack's: rename it for gen-c`);
+    for (const n of [c.name, `${c.name}_schema`, `${c.name}_fields`, `${c.name}_init`]) {
+      if (taken.has(n)) throw bad(`contract ${c.name}: its C name ${n} is also ${taken.get(n)}: rename one for gen-c`);
+      taken.set(n, `contract ${c.name}'s`);
+    }
+  }
+  for (const c of list) {
     const fields = c.fields.map((f) => {
       const where = `contract ${c.name}, field ${f.name}`;
       cName(f.name, `${where}: the member name`);
       if (c.keys === 'name' && new TextEncoder().encode(f.key).length > 256) throw bad(`${where}: keys are at most 256 bytes in C`);
-      return { f, ...cField(f.type, where) };
+      const x = { f, ...cField(f.type, where) };
+      x.init = f.hasDefault ? cDefault(x, where) : null;
+      return x;
     });
     info.set(c, fields);
   }
@@ -114,9 +168,11 @@ export function generateC(doc, options = {}) {
 #ifndef ${guard}
 #define ${guard}
 
+#include <math.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "scratchpack.h"
 `);
@@ -129,6 +185,15 @@ export function generateC(doc, options = {}) {
     }
     out.push(`} ${c.name};`);
     out.push(`extern sp_schema ${c.name}_schema;\n`);
+    out.push(`/* A ${c.name} of zeroes and the file's defaults: decode into one, and the`);
+    out.push('** members a message leaves out keep what JS\'s decode would give them. */');
+    out.push(`static inline void ${c.name}_init(${c.name} *v) {`);
+    out.push('  memset(v, 0, sizeof *v);');
+    for (const x of info.get(c)) {
+      if (x.init !== null) out.push(`  ${x.init}`);
+      else if (!x.array && x.schema !== null) out.push(`  ${x.schema}_init(&v->${x.f.name});`);
+    }
+    out.push('}\n');
   }
   out.push('#ifdef SP_CONTRACTS_IMPLEMENTATION');
   for (const c of order) {

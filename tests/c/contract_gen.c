@@ -98,9 +98,26 @@ static void the_js_bytes_decode_into_the_generated_structs(void) {
   sp_schema_release(&Order_schema, &o);
 }
 
+/* A message from an older writer, {"level": 3}: the members it leaves out
+** keep what Settings_init gave them, the file's defaults (JS's decode gives
+** a missing field its default too). */
+static void init_gives_the_defaults_a_message_leaves_out(void) {
+  static const uint8_t older[] = {0x81, 0xa5, 'l', 'e', 'v', 'e', 'l', 0x03};
+  Settings s;
+  Settings_init(&s);
+  CHECK(s.level == 1 && s.ratio == 0.5f && s.on && s.floor == -9007199254740991LL && s.note.ptr == NULL);
+  CHECK(sp_schema_decode(&Settings_schema, older, sizeof older, &s, 0, NULL) == SP_OK);
+  CHECK(s.level == 3 && s.ratio == 0.5f && s.on && s.floor == -9007199254740991LL);
+  CHECK(s.name.len == 7 && memcmp(s.name.ptr, "anon \xc3\xa9", 7) == 0 && s.name.cap == 0);
+  CHECK(s.at.x == 0 && s.at.y == 0);
+  sp_schema_release(&Settings_schema, &s);
+}
+
 int main(void) {
   SP_RUN(the_same_value_gives_the_same_bytes_as_the_js_contract);
   SP_RUN(the_js_bytes_decode_into_the_generated_structs);
+  SP_RUN(init_gives_the_defaults_a_message_leaves_out);
+  sp_schema_forget(&Settings_schema);
   sp_schema_forget(&Order_schema);
   sp_schema_forget(&Item_schema);
   sp_schema_forget(&Point_schema);

@@ -56,3 +56,24 @@ test('npx scratchpack gen-c writes the header; bad input exits 1 with the reason
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('each contract gets <Name>_init: zeroes and the defaults C can hold; other defaults are refused', () => {
+  const h = generateC(doc);
+  assert.match(h, /static inline void Settings_init\(Settings \*v\) \{\n {2}memset\(v, 0, sizeof \*v\);\n {2}v->level = \(uint8_t\)1;\n {2}v->ratio = 0\.5f;\n {2}v->name = \(sp_str_field\)\{ \(char \*\)"anon \\303\\251", 7, 0 \};\n {2}v->on = true;\n {2}v->floor = INT64_C\(-9007199254740991\);\n {2}Point_init\(&v->at\);\n\}/);
+  assert.match(generateC(one({ d: { type: 'float64', default: -0 }, n: { type: 'int32', default: -2147483648 } })),
+    /v->d = -0\.0;\n {2}v->n = INT32_MIN;/);
+  const refuses = (fields, re) => assert.throws(() => generateC(fields.contracts ? fields : one(fields)),
+    (e) => e.code === 'INVALID_ARGUMENT' && re.test(e.message), JSON.stringify(fields));
+  refuses({ a: { type: ['int8'], default: [1] } }, /field a: a default for an array has no C form/);
+  refuses({ contracts: { P: { fields: { x: 'int8' } }, T: { fields: { p: { type: 'P', default: { x: 1 } } } } } },
+    /contract T, field p: a default for a contract has no C form/);
+});
+
+test('gen-c refuses contract names whose C names meet another contract\'s or the library\'s', () => {
+  const refuses = (contracts, re) => assert.throws(() => generateC({ contracts }),
+    (e) => e.code === 'INVALID_ARGUMENT' && re.test(e.message), JSON.stringify(contracts));
+  refuses({ A: { fields: { x: 'int8' } }, A_schema: { fields: { y: 'int8' } } }, /A_schema is also contract A's/);
+  refuses({ B_init: { fields: { x: 'int8' } }, B: { fields: { y: 'int8' } } }, /B_init is also contract B_init's/);
+  refuses({ sp_schema: { fields: { x: 'int8' } } }, /sp_ and SP_ names are scratchpack's/);
+  assert.throws(() => generateC({ contracts: { G: { fields: { x: 'int8' } } } }, { guard: 'G' }), /G is also the include guard/);
+});
