@@ -115,7 +115,7 @@ class Gen {
     }
     flush();
     return `function enc(v, depth) {
-  if (typeof v !== 'object' || v === null) throw R.type(${this.k(`a ${c.name} object`)}, v);
+  if (typeof v !== 'object' || v === null) throw R.type(${this.k(this.R.objectOf(c.name))}, v);
   let f = null, ${c.fields.map((f) => x.get(f)).join(', ')};
   try {
 ${reads.map((l) => `    ${l}`).join('\n')}
@@ -429,7 +429,7 @@ ${lines.map((l) => `    ${l}`).join('\n')}
 
   decStruct() {
     const c = this.c;
-    const what = this.k(`a ${c.name} object`);
+    const what = this.k(this.R.objectOf(c.name));
     const v = c.fields.map((_, i) => `v${i}`);
     const at = new Map(c.fields.map((f, i) => [f, i]));
     if (c.keys === 'index') {

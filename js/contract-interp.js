@@ -23,7 +23,7 @@ export function interpretContract(c, W, D, R) {
   const order = c.keys === 'index' ? new Array(c.slots).fill(null) : fields;
   if (c.keys === 'index') for (const f of fields) order[c.fields[f.i].key] = f;
   const header = headerToken(order.length, c.keys === 'name');
-  const what = `a ${c.name} object`;
+  const what = R.objectOf(c.name);
   const proto = c.class === null ? null : c.class.prototype;
   const byKey = new Map(c.keys === 'name' ? c.fields.map((f, i) => [f.key, i]) : []);
   const tokens = fields.map((f) => f.key);

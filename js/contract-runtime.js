@@ -58,6 +58,8 @@ export const runtime = Object.freeze({
       { offset: at, cause: e });
     return decodeWithin(err, keyStep(name));
   },
+  /** 'a Point object', 'an Order object': what a contract's value is, for messages. */
+  objectOf: (name) => `${/^[aeiou]/i.test(name) ? 'an' : 'a'} ${name} object`,
   /** The value in place of a field that is not in the message. */
   MISSING: Symbol('missing'),
 });

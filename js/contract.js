@@ -167,7 +167,7 @@ export class ListContract {
     this._byBase = new WeakMap();
     this._sinks = [];
     this.compiled = of.compiled;
-    const what = `an array of ${of.name}`, each = `a ${of.name} object`;
+    const what = `an array of ${of.name}`, each = runtime.objectOf(of.name);
     // (v, depth): v at level depth (checked); its elements one level down.
     this._enc = (v, depth) => {
       if (!Array.isArray(v)) throw runtime.type(what, v);

@@ -15,7 +15,7 @@
 import { decodeDefaults } from './decode-options.js';
 import { scanEnd, scanNumbers } from './decode-numbers.js';
 import { Ext, extDecode } from './ext.js';
-import { ScratchpackError, codes, decodeError, decodeWithin, indexStep, isStackOverflow } from './errors.js';
+import { ScratchpackError, codes, decodeError, decodeWithin, indexStep, isStackOverflow, plural } from './errors.js';
 import { formatName } from './format-name.js';
 import { intRange } from './typed.js';
 import { readUtf8 } from './text.js';
@@ -31,7 +31,7 @@ export function decodeValue(bytes, options) {
   const u8 = asBytes(bytes);
   const v = decodeFrom(u8, 0, options);
   if (decodeEnd !== u8.length)
-    throw decodeError(codes.TRAILING_BYTES, decodeEnd, `${u8.length - decodeEnd} bytes left after the value`);
+    throw decodeError(codes.TRAILING_BYTES, decodeEnd, `${plural(u8.length - decodeEnd, 'byte')} left after the value`);
   return v;
 }
 
@@ -857,9 +857,13 @@ function readIntoMap(m, n, depth, first) {
 // type) or OVERFLOW (an integer out of the field's range) at its offset.
 
 // At the end of the input the value is missing, not of another type: TRUNCATED,
-// as read() says, so that decodeStream waits for more bytes.
-const wrong = (what) => (pos >= len ? truncated(pos, 'a value (no bytes left)')
-  : decodeError(codes.TYPE, pos, `expected ${what}, got ${formatName(src, pos, len)}`));
+// as read() says, so that decodeStream waits for more bytes; 0xc1 is no
+// value at all: MALFORMED, as read() says.
+function wrong(what) {
+  if (pos >= len) return truncated(pos, 'a value (no bytes left)');
+  if (src[pos] === 0xc1) return decodeError(codes.MALFORMED, pos, '0xc1 is never used in MessagePack');
+  return decodeError(codes.TYPE, pos, `expected ${what}, got ${formatName(src, pos, len)}`);
+}
 const outOfRange = (at, v, what) => decodeError(codes.OVERFLOW, at, `${v} does not fit ${what}`);
 
 // An integer of any form as a number (64-bit forms past 2^53 as a BigInt), or undefined.

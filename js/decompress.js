@@ -15,7 +15,7 @@
 // errors inside the plain message keep their code and name the offset of
 // the compressed message (and, in the text, the offset in the plain bytes).
 
-import { codes, decodeError, ScratchpackError } from './errors.js';
+import { codes, decodeError, plural, ScratchpackError } from './errors.js';
 import { asBytes, decodeEnd, decodeFrom, decodeValue } from './decoder.js';
 import { LZ4_TOO_LONG, LZ4_TRUNCATED, lz4DecompressInto } from './lz4.js';
 
@@ -41,7 +41,7 @@ export function decodeTop(bytes, opt) {
   const plain = inflate(src, 0, form, opt);
   const v = decodePlain(plain, opt, 0);
   if (inflatedEnd !== src.length)
-    throw decodeError(codes.TRAILING_BYTES, inflatedEnd, `${src.length - inflatedEnd} bytes left after the value`);
+    throw decodeError(codes.TRAILING_BYTES, inflatedEnd, `${plural(src.length - inflatedEnd, 'byte')} left after the value`);
   return v;
 }
 

@@ -59,6 +59,9 @@ export function codeFromC(n) {
   return (n >= 1 && C_CODES[n - 1]) || codes.INTERNAL;
 }
 
+/** '1 byte', '2 bytes': a count and its noun, for messages. */
+export const plural = (n, noun) => `${n} ${noun}${n === 1 ? '' : 's'}`;
+
 /** A decode error at byte `offset`. */
 export function decodeError(code, offset, what) {
   return new ScratchpackError(code, `${what} (at byte ${offset})`, { offset });

@@ -4,9 +4,9 @@
 
 /**
  * Every code a {@link ScratchpackError} can carry. The C core names the same
- * errors `SP_E_` + the code (`SP_E_TRUNCATED`); TYPE and OVERFLOW arise
- * only in C, UNSUPPORTED_TYPE, CYCLE, CLOSED, INTERNAL, NOT_READY and
- * RELEASED only in JS.
+ * errors `SP_E_` + the code (`SP_E_TRUNCATED`); TYPE and OVERFLOW arise in
+ * JS only through contracts, UNSUPPORTED_TYPE, CYCLE, CLOSED, INTERNAL,
+ * NOT_READY and RELEASED only in JS.
  */
 export type ScratchpackErrorCode =
   | 'NOMEM' | 'INVALID_ARGUMENT' | 'CANCELLED' | 'LENGTH_LIMIT' | 'VALUE_RANGE'

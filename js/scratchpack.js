@@ -439,6 +439,7 @@ export class Scratchpack {
    * limits for this call.
    */
   decode(bytes, options) {
+    this._open();
     return decodeTop(bytes, options === undefined ? this._decode : decodeOptions(options, this._decode));
   }
 
@@ -448,12 +449,14 @@ export class Scratchpack {
    * (decode-stream.js); the instance's limits apply to each message.
    */
   decodeStream(source, options) {
+    this._open();
     const [opt, maxMessage] = streamOptions(options, this._decode);
     return streamValues(source, opt, maxMessage);
   }
 
   /** The values of concatenated messages in one buffer, as an iterator. */
   decodeMultiple(bytes, options) {
+    this._open();
     return bufferValues(bytes, options === undefined ? this._decode : decodeOptions(options, this._decode));
   }
 

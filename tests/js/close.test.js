@@ -51,6 +51,10 @@ test('calls in flight at close() reject with CLOSED, in order, and later calls t
   assert.deepEqual(settled, [...settled].sort((a, b) => a - b));
   assert.throws(() => sp.encode(1), { code: 'CLOSED' });
   await assert.rejects(sp.encodeAsync(big), { code: 'CLOSED' });
+  // Every call, decodes too (they need no worker, but the instance is gone).
+  assert.throws(() => sp.decode(Uint8Array.of(1)), { code: 'CLOSED' });
+  assert.throws(() => sp.decodeMultiple(Uint8Array.of(1)), { code: 'CLOSED' });
+  assert.throws(() => sp.decodeStream([Uint8Array.of(1)]), { code: 'CLOSED' });
 });
 
 test('processes that close() in every state exit 0 with nothing on stderr', { timeout: 300000 }, async () => {

@@ -382,6 +382,13 @@ for (const compile of [true, false]) {
     assert.notEqual(a.tags, b.tags);
   });
 
+  test(`${mode}: 0xc1 where a field's value should be is MALFORMED, as decode() says, not TYPE`, () => {
+    const R = contract({ a: 'int32', b: 'string', t: 'int16[]' }, { keys: 'index', compile });
+    fail(() => R.decode(Uint8Array.of(0xc1)), 'MALFORMED');
+    fail(() => R.decode(Uint8Array.of(0x93, 1, 0xc1, 0x90)), 'MALFORMED', '$.b');
+    fail(() => R.decode(Uint8Array.of(0x93, 1, 0xa0, 0x91, 0xc1)), 'MALFORMED', '$.t[0]');
+  });
+
   test(`${mode}: typed-array fields fail as [T] does: the element's path, VALUE_RANGE outside its range`, () => {
     const A = contract({ a: 'int32[]', b: 'uint64[]' }, { keys: 'index', compile });
     fail(() => A.decode(Uint8Array.of(0x92, 0x93, 1, 2, 0xa1, 0x61, 0x90)), 'TYPE', '$.a[2]');

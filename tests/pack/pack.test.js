@@ -42,6 +42,10 @@ test('npm pack from a clean clone builds and ships every file, installs, and run
   for (const f of ['js/index.js', 'js/node.js', 'js/files-node.js', 'js/index.d.ts', 'LICENSE', 'package.json'])
     assert.ok(files.includes(f), `${f} missing from the tarball`);
   assert.ok(!files.some((f) => /^(src|wasm|tests|build)/.test(f)), files.join(' '));
+  // The README's links into docs/ (what a user reads after it) open in the installed package.
+  const readme = readFileSync(join(clone, 'README.md'), 'utf8');
+  for (const [, doc] of readme.matchAll(/\]\((docs\/[^)#\s]+)/g))
+    assert.ok(files.includes(doc), `README links ${doc}, which is not in the tarball`);
 
   mkdirSync(app);
   writeFileSync(join(app, 'package.json'), '{"name":"app","private":true,"type":"module"}\n');
