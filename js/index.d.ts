@@ -468,7 +468,7 @@ export declare class Scratchpack {
    */
   encode<T>(this: Scratchpack, value: EncodableValue<T>): Uint8Array<ArrayBuffer>;
   /** Through a contract (see {@link contract}): its array or map form, type-checked. */
-  encode<T>(this: Scratchpack, value: T, options: ContractOption<T>): Uint8Array<ArrayBuffer>;
+  encode<C extends Contract<any, any>>(this: Scratchpack, value: InferInput<C>, options: { readonly contract: C }): Uint8Array<ArrayBuffer>;
 
   /**
    * The message, leased: no later encode writes over it until
@@ -481,7 +481,7 @@ export declare class Scratchpack {
    * lease.release();
    */
   encodeView<T>(this: Scratchpack, value: EncodableValue<T>): Lease;
-  encodeView<T>(this: Scratchpack, value: T, options: ContractOption<T>): Lease;
+  encodeView<C extends Contract<any, any>>(this: Scratchpack, value: InferInput<C>, options: { readonly contract: C }): Lease;
 
   /**
    * The to_output entry: writes into target from offset (an integer in
@@ -491,8 +491,8 @@ export declare class Scratchpack {
    * const n = sp.encodeInto(value, buf, 4);   // buf[4 .. 4 + n)
    */
   encodeInto<T>(this: Scratchpack, value: EncodableValue<T>, target: Uint8Array<ArrayBufferLike>, offset?: number): number;
-  encodeInto<T>(this: Scratchpack, value: T, target: Uint8Array<ArrayBufferLike>, offset: number, options: ContractOption<T>): number;
-  encodeInto<T>(this: Scratchpack, value: T, target: Uint8Array<ArrayBufferLike>, options: ContractOption<T>): number;
+  encodeInto<C extends Contract<any, any>>(this: Scratchpack, value: InferInput<C>, target: Uint8Array<ArrayBufferLike>, offset: number, options: { readonly contract: C }): number;
+  encodeInto<C extends Contract<any, any>>(this: Scratchpack, value: InferInput<C>, target: Uint8Array<ArrayBufferLike>, options: { readonly contract: C }): number;
 
   /**
    * The to_stream entry: writes the message to the stream while it encodes
@@ -517,8 +517,8 @@ export declare class Scratchpack {
    * by element, each element whole, as a plain array does; one contract's
    * value is written whole, then handed to the stream a segment at a time.
    */
-  encodeToStream<T>(this: Scratchpack, value: T, writable: NodeWritableLike | WritableStreamLike,
-    options: ContractOption<T>): Promise<number>;
+  encodeToStream<C extends Contract<any, any>>(this: Scratchpack, value: InferInput<C>, writable: NodeWritableLike | WritableStreamLike,
+    options: { readonly contract: C }): Promise<number>;
 
   /**
    * encode() without blocking on big arrays: a numeric typed array of 512 KiB
@@ -536,7 +536,7 @@ export declare class Scratchpack {
   encodeAsync<T>(this: Scratchpack, value: EncodableValue<T>,
     options?: { signal?: AbortSignalLike | undefined }): Promise<Uint8Array<ArrayBuffer>>;
   /** Through a contract: encoded here, at once. */
-  encodeAsync<T>(this: Scratchpack, value: T, options: ContractOption<T>): Promise<Uint8Array<ArrayBuffer>>;
+  encodeAsync<C extends Contract<any, any>>(this: Scratchpack, value: InferInput<C>, options: { readonly contract: C }): Promise<Uint8Array<ArrayBuffer>>;
 
   /**
    * Decodes exactly one value; options override the instance's limits.
@@ -602,7 +602,7 @@ export declare function createScratchpack(options?: ScratchpackOptions): Promise
  * decode(encode({ hello: 'world' }));   // { hello: 'world' }
  */
 export declare function encode<T>(value: EncodableValue<T>): Uint8Array<ArrayBuffer>;
-export declare function encode<T>(value: T, options: ContractOption<T>): Uint8Array<ArrayBuffer>;
+export declare function encode<C extends Contract<any, any>>(value: InferInput<C>, options: { readonly contract: C }): Uint8Array<ArrayBuffer>;
 
 /**
  * {@link Scratchpack.encodeInto} on the default instance (see {@link encode}):
@@ -611,15 +611,15 @@ export declare function encode<T>(value: T, options: ContractOption<T>): Uint8Ar
  * const n = encodeInto(value, buf, 4);   // buf[4 .. 4 + n)
  */
 export declare function encodeInto<T>(value: EncodableValue<T>, target: Uint8Array<ArrayBufferLike>, offset?: number): number;
-export declare function encodeInto<T>(value: T, target: Uint8Array<ArrayBufferLike>, offset: number, options: ContractOption<T>): number;
-export declare function encodeInto<T>(value: T, target: Uint8Array<ArrayBufferLike>, options: ContractOption<T>): number;
+export declare function encodeInto<C extends Contract<any, any>>(value: InferInput<C>, target: Uint8Array<ArrayBufferLike>, offset: number, options: { readonly contract: C }): number;
+export declare function encodeInto<C extends Contract<any, any>>(value: InferInput<C>, target: Uint8Array<ArrayBufferLike>, options: { readonly contract: C }): number;
 
 /**
  * {@link Scratchpack.encodeView} on the default instance (see {@link encode}):
  * a lease on the message in linear memory.
  */
 export declare function encodeView<T>(value: EncodableValue<T>): Lease;
-export declare function encodeView<T>(value: T, options: ContractOption<T>): Lease;
+export declare function encodeView<C extends Contract<any, any>>(value: InferInput<C>, options: { readonly contract: C }): Lease;
 
 /**
  * {@link Scratchpack.encodeToStream} on the default instance; waits for
@@ -627,8 +627,8 @@ export declare function encodeView<T>(value: T, options: ContractOption<T>): Lea
  */
 export declare function encodeToStream<T>(value: EncodableValue<T>,
   writable: NodeWritableLike | WritableStreamLike): Promise<number>;
-export declare function encodeToStream<T>(value: T, writable: NodeWritableLike | WritableStreamLike,
-  options: ContractOption<T>): Promise<number>;
+export declare function encodeToStream<C extends Contract<any, any>>(value: InferInput<C>, writable: NodeWritableLike | WritableStreamLike,
+  options: { readonly contract: C }): Promise<number>;
 
 /**
  * Resolves once the module-level encodes can run: at once under Node; in a
@@ -719,6 +719,34 @@ export type ContractValue<T, I64 = bigint> =
 /** The value of a contract with these fields. */
 export type ContractFieldsValue<F, I64 = bigint> = { -readonly [K in keyof F]: ContractValue<F[K], I64> };
 
+type ScalarInput<S> = S extends 'int64' | 'uint64' ? bigint | number
+  : S extends 'bin' ? ArrayBufferView | ArrayBufferLike : ScalarValue<S, never>;
+type TypedInput<T extends keyof ContractTypedArrays> =
+  ContractTypedArrays[T] | readonly (T extends 'int64[]' | 'uint64[]' ? bigint : number)[];
+/**
+ * What encode takes for a contract type: wider than what decode gives
+ * (int64 fields a number or a BigInt, typed-array fields a plain array
+ * too, bin fields any view or ArrayBuffer; null or undefined where
+ * nullable).
+ */
+export type ContractInput<T> =
+  T extends Contract<any, infer I> ? I
+  : T extends readonly [infer E] ? readonly ContractInput<E>[]
+  : T extends { readonly map: readonly [infer K, infer V] }
+    ? (K extends 'string' ? Readonly<Record<string, ContractInput<V>>> : ReadonlyMap<number, ContractInput<V>>)
+      | (T extends { readonly nullable: true } ? null | undefined : never)
+  : T extends { readonly type: infer U } ? ContractInput<U> | (T extends { readonly nullable: true } ? null | undefined : never)
+  : T extends `${infer B}?` ? ContractInput<B> | null | undefined
+  : T extends keyof ContractTypedArrays ? TypedInput<T>
+  : ScalarInput<T>;
+// Fields encode may leave out: those with a default, and nullable ones (written as nil).
+type OptionalKeys<F> = { [K in keyof F]: F[K] extends { readonly default: unknown } | { readonly nullable: true } | `${string}?`
+  ? K : never }[keyof F];
+/** What encode takes for a contract with these fields. */
+export type ContractFieldsInput<F> =
+  { -readonly [K in Exclude<keyof F, OptionalKeys<F>>]: ContractInput<F[K]> } &
+  { -readonly [K in OptionalKeys<F>]?: ContractInput<F[K]> };
+
 /** contract()'s options. */
 export interface ContractOptions {
   /** 'index': an array in key order, nil in the gaps ([Key(0)]); 'name': a map keyed by name ([Key("name")]). Default 'name'. */
@@ -738,25 +766,28 @@ export interface ContractOptions {
  * [Key] members. Use it directly (encode/decode, no WASM needed) or as the
  * `contract` option of every entry.
  */
-export declare class Contract<T> {
+export declare class Contract<T, In = T> {
   private constructor();
   readonly name: string;
   /** Whether its code is generated (false: closures, where eval is refused or compile: false). */
   readonly compiled: boolean;
   /** A new Uint8Array with the value in the contract's form; TYPE (with its path, $.items[3].score) for a value of another type. */
-  encode(value: T): Uint8Array<ArrayBuffer>;
+  encode(value: In): Uint8Array<ArrayBuffer>;
   /** The value (unknown keys and extra elements skipped; missing fields: their default or undefined). */
   decode(bytes: ArrayBufferLike | ArrayBufferView, options?: DecodeOptions): T;
   /** The contract of an array of these values (one per contract). */
-  array(): Contract<T[]>;
+  array(): Contract<T[], readonly In[]>;
   private readonly __value: (value: T) => T;
+  private readonly __input: (value: In) => void;
 }
 
-/** The value type of a contract: Infer<typeof Rec>. */
-export type Infer<C> = C extends Contract<infer T> ? T : never;
+/** The value type of a contract, what decode gives: Infer<typeof Rec>. */
+export type Infer<C> = C extends Contract<infer T, any> ? T : never;
+/** What a contract's encode takes: InferInput<typeof Rec> (wider than Infer: see ContractInput). */
+export type InferInput<C> = C extends Contract<any, infer I> ? I : never;
 
 /** The `contract` option of the entries. */
-export interface ContractOption<T> { readonly contract: Contract<T> }
+export interface ContractOption<T, In = any> { readonly contract: Contract<T, In> }
 /** decode's options with a contract. */
 export type ContractDecodeOptions<T> = DecodeOptions & ContractOption<T>;
 
@@ -779,10 +810,10 @@ export interface ContractFile {
 export declare function contract(doc: ContractFile, options?: {
   readonly classes?: { readonly [name: string]: abstract new (...args: any[]) => unknown };
   readonly compile?: boolean | 'auto'; readonly int64?: 'bigint' | 'number';
-}): { readonly [name: string]: Contract<unknown> };
+}): { readonly [name: string]: Contract<unknown, unknown> };
 export declare function contract<const F extends { readonly [name: string]: ContractField }, const O extends ContractOptions = {}>(
   fields: F, options?: O,
-): Contract<ContractFieldsValue<F, O extends { readonly int64: 'number' } ? number : bigint>>;
+): Contract<ContractFieldsValue<F, O extends { readonly int64: 'number' } ? number : bigint>, ContractFieldsInput<F>>;
 
 // Only what is exported above is public (in a .d.ts, a module without this
 // line would export the helper types too).

@@ -7,7 +7,7 @@
 import { createReadStream, createWriteStream, readFileSync } from 'node:fs';
 import { Writable } from 'node:stream';
 import {
-  contract, Contract, type Infer,
+  contract, Contract, type Infer, type InferInput,
   codes, createScratchpack, decode, decodeMultiple, decodeStream, encode, encodeInto, encodeToStream, encodeView, Ext,
   Lease, ready, Scratchpack, ScratchpackError,
   type Compression, type DecodeOptions, type DecodeStreamOptions, type Decoded, type Encodable, type EncodableValue,
@@ -386,6 +386,23 @@ for (const r of decodeMultiple(crecBytes, { contract: CRec })) { const n: string
 for await (const r of decodeStream([crecBytes], { contract: CRec })) { const n: string = r.name; void n; }
 // @ts-expect-error: the value is not the contract's
 spc.encode({ id: 1 }, { contract: CRec });
+// Encode takes more than decode gives: int64 as a number, a plain array for
+// a typed array, any view or ArrayBuffer for bin, and leaves out fields with
+// a default or nullable ones (docs/contracts.md).
+const cin: InferInput<typeof CRec> = {
+  id: 1, name: 'n', score: 1.5, tags: ['a'], born: new Date(), blob: new ArrayBuffer(2), pos: { x: 1, y: 2 },
+  extra: 1, big: 5, ints: [1, 2], counts: {}, byId: new Map(),
+};
+CRec.encode(cin);
+encode({ ...cin, blob: new DataView(new ArrayBuffer(1)), big: 7n, note: undefined }, { contract: CRec });
+spc.encodeInto(cin, new Uint8Array(100), { contract: CRec });
+await spc.encodeAsync([cin], { contract: CList });
+// @ts-expect-error: id has no default: encode needs it
+CRec.encode({ ...cin, id: undefined });
+// @ts-expect-error: a string for a typed array
+encode({ ...cin, ints: ['1'] }, { contract: CRec });
+const cinBack: CRec = CRec.decode(CRec.encode(cin));   // decode gives the full value
+void cinBack;
 const cfile = contract({ contracts: { P: { keys: 'index', fields: { x: 'int32' } } } });
 const cP: Contract<unknown> | undefined = cfile['P'];
 void cP;
