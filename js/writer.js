@@ -72,18 +72,21 @@ function explain(e, root) {
     const i = values.indexOf(values[j]);
     if (i < j && typeof values[j] === 'object' && values[j] !== null) {
       const f = new EncodeFailure(codes.CYCLE,
-        `cyclic structure: this value is its own ancestor (the one at ${pathOf(steps.slice(0, i))})`);
+        `cyclic structure: this value is its own ancestor (the one at ${pathOf(steps.slice(0, i), e.root)})`);
       f.steps = steps.slice(0, j).reverse();
+      f.root = e.root;                               // '$' under a contract
       return finishEncodeError(f);
     }
   }
   return finishEncodeError(e);
 }
 
-function pathOf(steps) {
+function pathOf(steps, root) {
+  if (steps.length === 0) return 'the root';
   const f = new EncodeFailure('', '');
   f.steps = steps.slice().reverse();
-  return finishEncodeError(f).path || 'the root';
+  f.root = root;
+  return finishEncodeError(f).path;
 }
 
 // The span's DataView, which a sink may make only when first asked.

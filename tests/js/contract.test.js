@@ -382,6 +382,15 @@ for (const compile of [true, false]) {
     assert.notEqual(a.tags, b.tags);
   });
 
+  test(`${mode}: a cycle through a contract is CYCLE with the path from $, as its other errors`, () => {
+    const N = contract({ contracts: { N: { keys: 'index', fields: { v: 'uint8', next: 'N?' } } } }, { compile }).N;
+    const a = { v: 1, next: null };
+    a.next = { v: 2, next: a };
+    const e = fail(() => N.encode(a), 'CYCLE', '$.next.next');
+    assert.match(e.message, /the one at the root/);
+    fail(() => encode(a, { contract: N }), 'CYCLE', '$.next.next');
+  });
+
   test(`${mode}: 0xc1 where a field's value should be is MALFORMED, as decode() says, not TYPE`, () => {
     const R = contract({ a: 'int32', b: 'string', t: 'int16[]' }, { keys: 'index', compile });
     fail(() => R.decode(Uint8Array.of(0xc1)), 'MALFORMED');
