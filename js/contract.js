@@ -215,7 +215,10 @@ for (const k of ['encode', 'decode', '_options', 'array']) ListContract.prototyp
  */
 export function contract(fields, options = {}) {
   if (isContractFile(fields)) return loadContracts(fields, options);
-  const c = makeContract(fields, options, null, options.name ?? 'contract');
+  const o = options !== null && typeof options === 'object' ? options : null;
+  const cls = o !== null && typeof o.class === 'function' ? o.class : null;
+  const name = o?.name ?? (cls !== null && cls.name !== '' ? cls.name : 'contract');   // for messages
+  const c = makeContract(fields, options, null, name);
   return c;
 }
 
@@ -407,6 +410,7 @@ function unfit(n, v) {
  */
 export function loadContracts(doc, options = {}) {
   if (!isContractFile(doc)) throw bad('a contract file is { "contracts": { "Name": { "keys", "fields" } } }');
+  if (options === null || typeof options !== 'object') throw bad('contract file options must be an object');
   for (const k of Object.keys(options))
     if (!['classes', 'compile', 'int64'].includes(k)) throw bad(`unknown contract file option '${k}'; known: classes, compile, int64`);
   const classes = options.classes ?? {};

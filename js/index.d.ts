@@ -757,7 +757,7 @@ export interface ContractOptions {
   readonly int64?: 'bigint' | 'number';
   /** true: generated code (throws where eval is refused); false: closures; 'auto' (default): generated unless refused. */
   readonly compile?: boolean | 'auto';
-  /** A name for messages. */
+  /** A name for messages (default: the class's name, else 'contract'). */
   readonly name?: string;
 }
 

@@ -408,3 +408,15 @@ for (const compile of [true, false]) {
     fail(() => A.encode({ a: [], b: [2n ** 64n] }), 'VALUE_RANGE', '$.b[0]');
   });
 }
+
+test('options that are not an object are INVALID_ARGUMENT; a class contract is named after its class', () => {
+  for (const o of [null, 5, 'index']) {
+    fail(() => contract({ x: 'int8' }, o), 'INVALID_ARGUMENT');
+    fail(() => contract({ contracts: { P: { fields: { x: 'int8' } } } }, o), 'INVALID_ARGUMENT');
+  }
+  class Pt {}
+  const P = contract({ x: 'int8' }, { class: Pt });
+  assert.equal(P.name, 'Pt');
+  assert.match(fail(() => P.encode(1), 'TYPE').message, /expected a Pt object/);
+  assert.equal(contract({ x: 'int8' }, { class: class Other {}, name: 'Given' }).name, 'Given');
+});
