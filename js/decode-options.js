@@ -31,6 +31,7 @@ const mapModes = ['auto', 'object', 'map'];
 /** Checks and completes decode options (a frozen, reusable object). */
 export function decodeOptions(o, base = decodeDefaults) {
   if (o === undefined || o === null) return base;
+  if (typeof o !== 'object') throw new ScratchpackError(codes.INVALID_ARGUMENT, `decode options must be an object, not ${typeof o}`);
   if (o.contract !== undefined && o.contract !== null && typeof o.contract._options === 'function' &&
       Object.keys(o).length === 1) return o.contract._options(base);   // cached per base
   const keys = Object.keys(o);

@@ -37,6 +37,7 @@ const MAX_MESSAGE = 2 ** 53 - 1;
  */
 export function streamOptions(options, base = decodeDefaults) {
   if (options === undefined || options === null) return [base, MAX_MESSAGE];
+  if (typeof options !== 'object') throw new ScratchpackError(codes.INVALID_ARGUMENT, `decode options must be an object, not ${typeof options}`);
   const { maxMessageLength = MAX_MESSAGE, ...rest } = options;
   if (!Number.isSafeInteger(maxMessageLength) || maxMessageLength < 1)
     throw new ScratchpackError(codes.INVALID_ARGUMENT, 'maxMessageLength must be a positive integer');

@@ -64,3 +64,18 @@ test('the options remembered for an instance do not keep it alive once it is clo
   }
   assert.equal(ref.deref(), undefined, 'a closed instance is still reachable');
 });
+
+test('decode options that are not an object are INVALID_ARGUMENT (null is no options), on every decode entry', async () => {
+  const { createScratchpack, decode, decodeMultiple, decodeStream } = await import('../../js/index.js');
+  const sp = await createScratchpack();
+  const b = Uint8Array.of(0x01);
+  try {
+    for (const o of [5, true, 'binary']) {
+      for (const f of [() => decode(b, o), () => [...decodeMultiple(b, o)], () => decodeStream([b], o), () => sp.decode(b, o)])
+        assert.throws(f, (e) => e.code === 'INVALID_ARGUMENT', String(o));
+    }
+    assert.equal(decode(b, null), 1);
+  } finally {
+    sp.close();
+  }
+});
