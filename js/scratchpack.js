@@ -82,6 +82,7 @@ export class Scratchpack {
       ? new FinalizationRegistry((grip) => this._reclaimed(grip)) : null;
     this._depth = 0;                      // encodes running (a getter may call in again)
     this._closed = false;
+    this._outs = new Set();          // encodeToStream's writables in use: close() stops their waits
     this.threaded = threaded;
     configurePool(m, o.pool, o.cacheLimit);
     this._statsPtr = this._heap.alloc(packageAbi(m, this._heap.u8).stats.bytes, 'the stats block');
@@ -332,6 +333,7 @@ export class Scratchpack {
     const c = contractOption(options);
     const out = openWritable(writable);
     const s = this._takeSink();
+    this._outs.add(out);
     try {
       // A contract's value is written whole, then handed over segment by
       // segment; a list contract's (Rec.array()) element by element.
@@ -343,6 +345,7 @@ export class Scratchpack {
     } catch (e) {
       throw this._fail(e);
     } finally {
+      this._outs.delete(out);
       s.release();
       this._sinks.push(s);
     }
@@ -505,6 +508,8 @@ export class Scratchpack {
     if (this._closed) return;
     this._closed = true;
     this._tasks.close();
+    // A stream waiting on its writable (which may never drain) stops now.
+    for (const out of this._outs) out.cancel(new ScratchpackError(codes.CANCELLED, 'the scratchpack was closed while the message was written'));
     if (!this.threaded) return;
     const m = this._m, c = this._c;
     c.workersStop();

@@ -67,31 +67,62 @@ class NodeOut {
     this.check();
   }
 
+  /** Stops a wait for 'drain' (the instance was closed): it rejects with e. */
+  cancel(e) {
+    this.fail(e);
+  }
+
+  // A failed stream emits 'error' on a later tick: the caller has that
+  // failure already (the call rejected with it), so it must not reach the
+  // process as an unhandled 'error' event, as pipeline() also sees to.
   release() {
     const s = this.stream;
     s.off('error', this.onError);
     s.off('close', this.onClose);
     s.off('drain', this.onDrain);
+    if (this.error !== null || s.errored) s.on('error', ignore);
   }
 }
+
+const ignore = () => {};
 
 class WhatwgOut {
   constructor(writer) {
     this.writer = writer;
     this.last = null;                   // the last write's promise
+    this.stop = null;                   // rejects when cancel() is called
+    this.stopWith = null;
   }
 
   write(chunk) {
     const w = this.writer;
-    if (w.ready === undefined) return w.write(chunk);   // a minimal writer: one chunk at a time
+    if (w.ready === undefined) {                       // a minimal writer: one chunk at a time
+      const p = w.write(chunk);
+      return p !== null && typeof p?.then === 'function' ? this.stoppable(p) : undefined;
+    }
     const p = w.write(chunk);
     p.catch(() => {});                  // its failure shows in ready or in done()
     this.last = p;
-    return w.desiredSize > 0 ? undefined : w.ready;
+    return w.desiredSize > 0 ? undefined : this.stoppable(w.ready);
+  }
+
+  // A wait that cancel() ends too.
+  stoppable(wait) {
+    if (this.stop === null) {
+      this.stop = new Promise((_, reject) => { this.stopWith = reject; });
+      this.stop.catch(() => {});
+    }
+    return Promise.race([wait, this.stop]);
   }
 
   async done() {
-    if (this.last !== null) await this.last;
+    if (this.last !== null) await this.stoppable(this.last);
+  }
+
+  /** Stops a wait on the writer (the instance was closed): it rejects with e. */
+  cancel(e) {
+    if (this.stop === null) this.stoppable(null);
+    this.stopWith(e);
   }
 
   release() {

@@ -215,6 +215,25 @@ describe('errors mid-stream', () => {
     await assert.rejects(p, { code: 'CANCELLED' });
   });
 
+  test('a writable that fails, with no error listener of its own, rejects the call and does not crash the process', async () => {
+    const failing = new Writable({ write(_c, _e, done) { done(new Error('disk full')); } });
+    await assert.rejects(sp.encodeToStream(records(5000), failing), (e) => e.code === 'SINK' && /disk full/.test(e.cause.message));
+    // Node emits the stream's 'error' on a later tick: an unhandled one would end this test file.
+    await new Promise((r) => setTimeout(r, 20));
+    assert.ok(failing.destroyed);
+  });
+
+  test('close() stops a stream whose writable never drains: CANCELLED at once (Node and WHATWG)', async () => {
+    const c = await createScratchpack();
+    const stuck = new Writable({ highWaterMark: 1024, write() {} });   // never calls back
+    const p = c.encodeToStream(records(20000), stuck);
+    const ws = new WritableStream({ write: () => new Promise(() => {}) }, { highWaterMark: 1 });
+    const q = c.encodeToStream(records(20000), ws);
+    setTimeout(() => c.close(), 20);
+    await assert.rejects(p, { code: 'CANCELLED' });
+    await assert.rejects(q, { code: 'CANCELLED' });
+  });
+
   test('a Map that loses entries while it waits is refused, not written short', async () => {
     const m = new Map(Array.from({ length: 40000 }, (_, i) => [i, `value ${i}`]));
     const { w } = nodeSink({ slow: true, onWrite: () => { for (const k of [...m.keys()].slice(-5000)) m.delete(k); } });
