@@ -92,8 +92,11 @@ export class Scratchpack {
     unrefWorkers(m);
   }
 
+  // At the start of every call: a lease still live from the last one is
+  // watched from now on (docs/memory-model.md), whatever call comes next.
   _open() {
     if (this._closed) throw new ScratchpackError(codes.CLOSED, 'this scratchpack was closed');
+    if (this._fresh !== null) this._watchFresh();
   }
 
   _takeSink() {
@@ -164,6 +167,7 @@ export class Scratchpack {
       if (!lease) return s.copyOut(own);
       return s.inJs() ? this._ownLease(s.copyOut(true)) : this._heapLease(s.copyToHeap(), s.messageLength);
     } catch (e) {
+      this._bigLast = 0;               // a message that failed says nothing of the next one's size
       throw this._fail(e);
     } finally {
       this._depth--;

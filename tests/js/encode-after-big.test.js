@@ -33,3 +33,15 @@ test('a message past bigMessage comes back in a fixed-length buffer, and later s
     sp.close();
   }
 });
+
+test('a message that fails after a big one sends the next back to the scratch too', async () => {
+  const sp = await createScratchpack({ bigMessage: 200000, results: 'pooled' });
+  try {
+    sp.encode('x'.repeat(300000));
+    assert.throws(() => sp.encode({ f() {} }), { code: 'UNSUPPORTED_TYPE' });
+    const small = sp.encode({ a: 1 });
+    assert.equal(small.buffer.byteLength, 32768, 'started in the pooled scratch, not in a new JS buffer');
+  } finally {
+    sp.close();
+  }
+});

@@ -144,3 +144,16 @@ test('leases released or reclaimed after close() do nothing', async () => {
   await new Promise((resolve) => setTimeout(resolve, 10));
   assert.throws(() => sp.encode(1), { code: 'CLOSED' });
 });
+
+test('the last forgotten lease is watched from the next call of any kind (encodeInto, decode), and reclaimed', async () => {
+  const sp = await createScratchpack({ wasm: 'threads' });
+  try {
+    sp.encodeView({ big: 'z'.repeat(1 << 20) });          // dropped at once: the instance's newest lease
+    const target = new Uint8Array(64);
+    const n = sp.encodeInto({ i: 1 }, target);
+    sp.decode(target.subarray(0, n));
+    assert.equal(await collectUntil(sp, 0, 20), 0, 'reclaimed with only encodeInto and decode after it');
+  } finally {
+    sp.close();
+  }
+});
