@@ -86,7 +86,8 @@ export class Scratchpack {
     this.threaded = threaded;
     configurePool(m, o.pool, o.cacheLimit);
     this._statsPtr = this._heap.alloc(packageAbi(m, this._heap.u8).stats.bytes, 'the stats block');
-    this._tasks = new Tasks(this._heap, o.scratchSize, o.compression, (v, via) => this.encode(v, via === null ? undefined : { contract: via }));
+    this._tasks = new Tasks(this._heap, o.scratchSize, o.compression, (v, via) => this.encode(v, via === null ? undefined : { contract: via }),
+      (e) => this._explain(e));
     this.threads = o.threads > 0 ? this._c.workersStart(o.threads) : 0;
     this._tasks.workers = this.threads;
     unrefWorkers(m);
@@ -108,15 +109,15 @@ export class Scratchpack {
     return new HeapSink(this._heap, job);
   }
 
-  // A NOMEM says where memory stands, and how many leases hold some.
+  // A NOMEM says where memory stands, and how many leases hold some (once).
   _explain(e) {
-    if (!(e instanceof ScratchpackError) || e.code !== codes.NOMEM) return e;
+    if (!(e instanceof ScratchpackError) || e.code !== codes.NOMEM || e.message.includes('(linear memory is ')) return e;
     const heap = this._heap;
     let more = `linear memory is ${mib(heap.size())} of at most ${mib(heap.cap)} (maxMemory)`;
     if (this._leases > 0)
       more += `; ${this._leases} lease${this._leases === 1 ? ' is' : 's are'} live, holding ` +
-        `${this._leaseBytes} bytes of messages and the buffers under them: release() them, ` +
-        'or drop them and the garbage collector reclaims them';
+        `${this._leaseBytes} bytes of messages and the buffers under them: release() them ` +
+        '(a dropped lease is reclaimed only when the JS garbage collector runs)';
     e.message += ` (${more})`;
     return e;
   }

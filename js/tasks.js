@@ -93,14 +93,18 @@ export function taskCost(view) {
 
 /** The encodeAsync queue of one module. */
 export class Tasks {
-  /** encodeHere(value, via) encodes on this thread (the instance's encode; via: a contract or null). */
-  constructor(heap, scratchSize, compression = 0, encodeHere = null) {
+  /**
+   * encodeHere(value, via) encodes on this thread (the instance's encode; via: a contract or null);
+   * explain(err) adds where memory stands to a NOMEM (the instance's, as its other entries say it).
+   */
+  constructor(heap, scratchSize, compression = 0, encodeHere = null, explain = (e) => e) {
     this.heap = heap;
     this.c = heap.c;                              // the module's calls (js/abi.js)
     this.F = packageAbi(heap.m, heap.u8).task;   // sp_wasm_task's fields, in 32-bit words
     this.scratchSize = scratchSize;
     this.compression = compression;   // sp_compression: the worker's to_array writes that layout
     this.encodeHere = encodeHere;
+    this.explain = explain;
     this.workers = 0;                 // set by the owner once its workers run
     this.maxBytes = QUEUE_MAX_BYTES;
     this.inlineMax = INLINE_MAX_BYTES;
@@ -223,7 +227,7 @@ export class Tasks {
   complete(call, err, out = null) {
     if (call.done) return;
     call.done = true;
-    call.err = err;
+    call.err = err === null ? null : this.explain(err);
     call.out = out;
     call.value = null;
     if (call.onAbort !== null) call.signal.removeEventListener('abort', call.onAbort);

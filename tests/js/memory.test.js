@@ -254,3 +254,16 @@ test('typed arrays staged in chunks give the bytes of one C call, every kind and
   assert.ok(sp.stats().heap.staging <= 1 << 20);
   sp.close();
 });
+
+test('encodeAsync\'s NOMEM says where memory stands, as encode()\'s does (threads 0 and 2)', async () => {
+  for (const threads of [0, 2]) {
+    const sp = await createScratchpack({ threads, maxMemory: 64 << 20, bigMessage: Infinity });
+    try {
+      const big = new Float64Array(7 << 20);      // 56 MiB: staged under the cap, not encoded
+      await assert.rejects(sp.encodeAsync(big), (e) => e.code === 'NOMEM' &&
+        /\(linear memory is [\d.]+ MiB of at most 64\.0 MiB \(maxMemory\)\)$/.test(e.message), `threads ${threads}`);
+    } finally {
+      sp.close();
+    }
+  }
+});
