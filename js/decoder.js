@@ -501,7 +501,7 @@ function readShaped(kv, n, depth) {
       const at = pos;
       k = mapKey(depth + 1);
       if (typeof k !== 'string') {
-        if (opt.maps === 'auto') return readIntoMap(objectToMap(assign({}, kv, i)), n - i, depth, k);
+        if (opt.maps === 'auto') return readIntoMap(mapFromKv(kv, i), n - i, depth, k);
         node = null;
       } else if (node !== null) {
         node = predictable(at) ? stepShape(node, k, at) : null;   // (long keys make no shapes)
@@ -560,15 +560,30 @@ function assignPlain(o, kv, n) {
   return o;
 }
 
-// Reads n entries into the object o, key by key (maps of many keys, or no generated code).
+// Reads n entries into the object o, key by key (maps of many keys, or no
+// generated code). An object lists integer-like keys ('1') first, so once
+// one comes the keys' order is kept aside: a Map that a later non-string
+// key turns it into has the message's order.
 function readObject(o, n, depth) {
+  let order = null;
   for (let i = 0; i < n; i++) {
     const k = mapKey(depth + 1);
-    if (typeof k !== 'string' && opt.maps === 'auto') return readIntoMap(objectToMap(o), n - i, depth, k);
+    if (typeof k !== 'string') {
+      if (opt.maps === 'auto') return readIntoMap(objectToMap(o, order), n - i, depth, k);
+    } else if (order !== null) order.push(k);
+    else if (isIndexLike(k)) (order = Object.keys(o)).push(k);
     const v = value(depth);
     setProp(o, propName(k), v);
   }
   return o;
+}
+
+// Whether an object lists key k before its other keys (an array index: '0', '17').
+function isIndexLike(k) {
+  const c = k.charCodeAt(0);
+  if (!(c >= 48 && c <= 57)) return false;
+  const n = Number(k);
+  return n < 4294967295 && String(n) === k;
 }
 
 // ---- shapes ------------------------------------------------------------------
@@ -835,9 +850,17 @@ function cachedStr(p, n) {
   return str;
 }
 
-function objectToMap(o) {
+// The object's entries as a Map, in the message's order (keys: that order, when kept).
+function objectToMap(o, keys = null) {
   const m = new Map();
-  for (const k of Object.keys(o)) m.set(k, o[k]);
+  for (const k of keys ?? Object.keys(o)) m.set(k, o[k]);
+  return m;
+}
+
+// The first n entries of kv (key i at 2i) as a Map, in order.
+function mapFromKv(kv, n) {
+  const m = new Map();
+  for (let i = 0; i < n; i++) m.set(kv[2 * i], kv[2 * i + 1]);
   return m;
 }
 

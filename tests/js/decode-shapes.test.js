@@ -291,3 +291,17 @@ test('a learnt key token is the decoder\'s own copy: input memory changed after 
   assert.deepEqual(decodeFrom(buf, 0, decodeDefaults), { ab: 1, xy: 2 });
   assert.deepEqual(decode(encode({ ab: 1, cd: 2 })), { ab: 1, cd: 2 });
 });
+
+test("maps: 'auto' that turns to a Map at a non-string key keeps the message's order (integer-like keys too)", () => {
+  const enc = encode;
+  for (const n of [3, 40]) {                     // a shaped map, and one of more keys than shapes take
+    const m = new Map();
+    for (let i = 0; i < n - 1; i++) m.set(i % 3 === 0 ? `k${i}` : String(i * 7), i);
+    m.set(5, 'number key');
+    const bytes = enc(m);
+    const auto = decode(bytes), asMap = decode(bytes, { maps: 'map' });
+    assert.ok(auto instanceof Map);
+    assert.deepEqual([...auto.keys()], [...asMap.keys()], `${n} entries`);
+    assert.deepEqual(enc(auto), bytes, `${n} entries: it encodes back to the same bytes`);
+  }
+});
