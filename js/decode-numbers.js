@@ -19,11 +19,12 @@ const F64_KEPT = 65536;
 let f64 = new Float64Array(1024);
 
 /**
- * The n numbers at s[p..end) as a typed array of ctor ('auto': the
- * narrowest of Int32Array, Uint32Array, Float32Array and Float64Array that
- * holds them exactly), or null when an element is not a number or does not
- * fit -- the caller then reads the array element by element. d: a DataView
- * of s.
+ * The n numbers at s[p..end) as a typed array of ctor, or null when an
+ * element is not a number or does not fit exactly (a Float32Array too: no
+ * float64 or integer is rounded) -- the caller then reads the array element
+ * by element. 'auto' goes by what the message holds: integers as Int32Array
+ * or Uint32Array when they fit, float32s as Float32Array, else Float64Array.
+ * d: a DataView of s.
  */
 export function scanNumbers(s, d, p, end, n, ctor) {
   if (typeof BigInt64Array === 'function' && (ctor === BigInt64Array || ctor === BigUint64Array))
@@ -75,6 +76,7 @@ export function scanNumbers(s, d, p, end, n, ctor) {
   if (type === null) return null;
   const range = intRange(type);
   if (range !== null && (kinds !== INT || min < range[0] || max > range[1])) return null;
+  if (type === Float32Array && kinds !== F32 && !allFloat32(out, n)) return null;   // none rounded away
   scanEnd = p;
   if (out !== f64 && type === Float64Array) return out;   // a buffer of its own already
   const a = new type(n);
@@ -116,6 +118,15 @@ function scanInts(s, p, end, n, a, lo, hi) {
   }
   scanEnd = p;
   return a;
+}
+
+// Whether each of a's first n numbers is a float32 exactly (NaN too).
+function allFloat32(a, n) {
+  for (let i = 0; i < n; i++) {
+    const v = a[i];
+    if (Math.fround(v) !== v && v === v) return false;
+  }
+  return true;
 }
 
 function autoType(ints, f32s, min, max) {

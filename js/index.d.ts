@@ -178,8 +178,9 @@ export interface DecodeOptions extends Limits {
   binary?: 'copy' | 'view';
   /**
    * Numeric arrays as typed arrays: a constructor (arrays whose every element
-   * fits become that type), 'auto' (Int32Array, Uint32Array, Float32Array or
-   * Float64Array, the smallest that holds them), or false (default).
+   * fits exactly become that type; a Float32Array rounds none), 'auto' (by
+   * what the message holds: integers as Int32Array or Uint32Array where they
+   * fit, float32s as Float32Array, else Float64Array), or false (default).
    */
   typedArrays?: false | 'auto' | TypedArrayConstructor;
   /**

@@ -249,6 +249,13 @@ describe('typed arrays as standard MessagePack arrays', () => {
     assert.deepEqual(round([1, 300], { typedArrays: Int8Array }), [1, 300]);
     assert.deepEqual(round([1.5], { typedArrays: Int32Array }), [1.5]);
     assert.deepEqual(round([], { typedArrays: 'auto' }), []);
+    // A Float32Array rounds nothing: a float64 or an integer it cannot hold exactly keeps the array plain.
+    assert.deepEqual(round([16777217, 0.5], { typedArrays: Float32Array }), [16777217, 0.5]);
+    assert.deepEqual(round([0.1], { typedArrays: Float32Array }), [0.1]);
+    assert.deepEqual(round(new Array(300).fill(16777217), { typedArrays: Float32Array }), new Array(300).fill(16777217));
+    const exact = round([16777216, 0.5, NaN, -0], { typedArrays: Float32Array });
+    assert.equal(exact.constructor, Float32Array);
+    assert.deepEqual([...exact], [16777216, 0.5, NaN, -0]);
   });
 
   test('30,000 int32 values round trip through the bulk path in both directions', () => {
