@@ -431,7 +431,10 @@ function readTimestamp(p, n, at) {
     throw decodeError(codes.MALFORMED, at, `a timestamp (ext -1) of ${n} bytes; it must have 4, 8 or 12`);
   }
   if (nsec >= 1e9) throw decodeError(codes.MALFORMED, at, `a timestamp with ${nsec} nanoseconds (must be under 10^9)`);
-  return new Date(sec * 1000 + Math.floor(nsec / 1e6));
+  const ms = sec * 1000 + Math.floor(nsec / 1e6);
+  // Past what a Date holds (±8.64e15 ms): the timestamp as it came, not an Invalid Date.
+  if (!(Math.abs(ms) <= 8.64e15)) return new Ext(-1, src.slice(p, p + n));
+  return new Date(ms);
 }
 
 function deeper(depth, at) {

@@ -10,7 +10,9 @@ import { EncodeFailure, ScratchpackError, codes } from './errors.js';
 
 /**
  * An extension value: a type in -128..127 and its bytes. Type -1 is the
- * timestamp, which decodes to a Date instead.
+ * timestamp, which decodes to a Date, or to an Ext(-1) when it lies outside
+ * what a Date holds; an Ext(-1) must hold a valid one (4, 8 or 12 bytes,
+ * nanoseconds under 10^9), as decode would read it back.
  */
 export class Ext {
   constructor(type, data) {
@@ -20,7 +22,19 @@ export class Ext {
       throw new ScratchpackError(codes.INVALID_ARGUMENT, 'ext data must be a Uint8Array, an array of bytes or an ArrayBuffer');
     this.type = type;
     this.data = data instanceof Uint8Array ? data : bytesOf(data);
+    if (type === -1) checkTimestamp(this.data);
   }
+}
+
+// INVALID_ARGUMENT unless b is a timestamp's body (what decode reads as MALFORMED otherwise).
+function checkTimestamp(b) {
+  const n = b.length;
+  if (n !== 4 && n !== 8 && n !== 12)
+    throw new ScratchpackError(codes.INVALID_ARGUMENT, `an ext -1 is a timestamp of 4, 8 or 12 bytes, not ${n}`);
+  const hi = ((b[0] << 24) | (b[1] << 16) | (b[2] << 8) | b[3]) >>> 0;
+  const nsec = n === 8 ? hi >>> 2 : n === 12 ? hi : 0;
+  if (nsec >= 1e9)
+    throw new ScratchpackError(codes.INVALID_ARGUMENT, `an ext -1 timestamp with ${nsec} nanoseconds (must be under 10^9)`);
 }
 
 // Ext's data from an array of bytes or an ArrayBuffer (a bad length: INVALID_ARGUMENT).

@@ -52,7 +52,9 @@ export declare class ScratchpackError extends Error {
 }
 
 /**
- * An extension value other than the timestamp (ext -1 decodes to a Date).
+ * An extension value. Ext -1 is the timestamp: it decodes to a Date, or to an
+ * Ext(-1) when it lies outside what a Date holds (±8.64e15 ms); new Ext(-1, data)
+ * takes only a valid timestamp body (4, 8 or 12 bytes, nanoseconds under 10^9).
  * @example
  * sp.encode(new Ext(7, Uint8Array.of(1, 2)));   // d5 07 01 02
  */

@@ -295,3 +295,20 @@ describe('types 98 and 99 meet the LZ4 layouts', () => {
     assert.ok(v[1] instanceof Blob99 && v[1].b === 5);
   });
 });
+
+test('a timestamp outside what a Date holds decodes as Ext(-1) with its bytes, and encodes back to them', () => {
+  // 96-bit bodies: nanoseconds 0, seconds 2^44 and -2^44 (a Date holds about ±2^38 s).
+  for (const body of ['00000000' + '0000100000000000', '00000000' + 'fffff00000000000']) {
+    const bytes = Uint8Array.from(Buffer.from(`c70cff${body}`, 'hex'));
+    const v = decode(bytes);
+    assert.ok(v instanceof Ext && v.type === -1, hex(bytes));
+    assert.equal(hex(sp.encode(v)), hex(bytes));
+  }
+  assert.ok(decode(Uint8Array.from(Buffer.from('d6ff00000001', 'hex'))) instanceof Date);
+});
+
+test('new Ext(-1, data) takes only a valid timestamp body (what decode would read back)', () => {
+  for (const bad of [[1, 2, 3], new Array(16).fill(0), [0xff, 0xff, 0xff, 0xff, 0, 0, 0, 0], [0x3b, 0x9a, 0xca, 0x00, 0, 0, 0, 0, 0, 0, 0, 0]])
+    assert.throws(() => new Ext(-1, bad), { code: 'INVALID_ARGUMENT' }, String(bad));
+  assert.deepEqual(decode(sp.encode(new Ext(-1, [0, 0, 0, 1]))), new Date(1000));
+});
