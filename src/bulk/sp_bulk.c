@@ -18,11 +18,17 @@ static int begin(sp_writer *w, size_t n) {
   return !sp_writer_stopped(w);
 }
 
+/* Elements in the next chunk: at most SP_BULK_CHUNK, and what a caller's
+** fixed output has room for (sp_writer_fit). */
+static size_t chunk(const sp_writer *w, size_t left, size_t worst) {
+  return sp_writer_fit(w, left < SP_BULK_CHUNK ? left : SP_BULK_CHUNK, worst);
+}
+
 /* One loop per element type: reserve a chunk's worst case, write each
 ** element in its smallest form, commit what was written. */
 #define CHUNK_LOOP(w, v, n, worst, put)                                   \
   for (size_t i = 0; i < (n);) {                                          \
-    size_t k = (n) - i < SP_BULK_CHUNK ? (n) - i : SP_BULK_CHUNK;         \
+    size_t k = chunk((w), (n) - i, (worst));                              \
     uint8_t *p = sp_writer_reserve((w), k * (worst)), *q = p;             \
     if (p == NULL) return;                                                \
     for (size_t j = 0; j < k; j++) q += put(q, (v)[i + j]);               \
@@ -66,7 +72,7 @@ void sp_write_i32_array(sp_writer *w, const int32_t *v, size_t n) {
   sp_i32_kernel encode = sp_bulk_i32_select();
   if (!begin(w, n)) return;
   for (size_t i = 0; i < n;) {
-    size_t k = n - i < SP_BULK_CHUNK ? n - i : SP_BULK_CHUNK;
+    size_t k = chunk(w, n - i, 5);
     uint8_t *p = sp_writer_reserve(w, k * 5);
     if (p == NULL) return;
     sp_writer_advance(w, encode(p, v + i, k));

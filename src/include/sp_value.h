@@ -44,7 +44,7 @@ struct sp_value {
   } as;
 };
 
-/* Nesting deeper than this is refused (SP_E_LENGTH_LIMIT) so a cyclic tree fails
+/* Nesting deeper than this is refused (SP_E_DEPTH_LIMIT) so a cyclic tree fails
 ** cleanly instead of overflowing the stack. */
 #define SP_VALUE_MAX_DEPTH 500
 

@@ -214,6 +214,18 @@ static inline uint8_t *sp_writer_reserve(sp_writer *w, size_t n) {
 /* Moves the write position past n bytes of the last reservation. */
 static inline void sp_writer_advance(sp_writer *w, size_t n) { w->cur += n; }
 
+/* How many of 'want' items of at most 'worst' bytes each (worst <=
+** SP_WRITER_STAGE) to reserve at once: all of them, unless the writer is
+** on a caller's output whose span has less room -- then as many as fit,
+** and at least one, whose reservation the writer stages if the output
+** cannot give it. So a fixed output fills to its last byte with elements
+** whose worst case is larger than what they take. */
+static inline size_t sp_writer_fit(const sp_writer *w, size_t want, size_t worst) {
+  size_t room = (size_t)(w->end - w->cur);
+  if (w->mode != SP_MODE_OUTPUT || want * worst <= room) return want;
+  return room >= worst ? room / worst : 1;
+}
+
 /* ---- formats: each reserves its worst case once ------------------------ */
 
 /* Each format below writes in place when the span has room for its worst

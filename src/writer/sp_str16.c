@@ -73,16 +73,27 @@ static void write_counted(sp_writer *w, const uint16_t *u, size_t n) {
   }
   sp_write_str_header(w, (uint32_t)bytes);
   for (size_t i = 0; i < n;) {
-    size_t k = n - i < CHUNK_UNITS ? n - i : CHUNK_UNITS;
+    size_t k = sp_writer_fit(w, n - i < CHUNK_UNITS ? n - i : CHUNK_UNITS, 3);
     uint8_t *p;
-    if (i + k < n && is_high(u[i + k - 1])) k--;   /* keep a pair in one chunk */
+    if (i + k < n && is_high(u[i + k - 1])) {   /* keep a pair in one chunk */
+      if (k > 1) k--;
+      else if (is_low(u[i + 1])) k = 2;
+    }
     if ((p = sp_writer_reserve(w, 3 * k)) == NULL) return;
     w->cur = p + encode_utf8(p, u + i, k);
     i += k;
   }
 }
 
+/* Whether the guess's worst case may be reserved at once: a caller's
+** output whose span has less room takes the counted way instead, in
+** chunks of what fits (sp_writer_fit), so a fixed output fills. */
+static int guess_fits(const sp_writer *w, size_t n) {
+  size_t worst = 3 * n + 5;
+  return w->mode != SP_MODE_OUTPUT || worst <= (size_t)(w->end - w->cur) || worst <= SP_WRITER_STAGE;
+}
+
 void sp_write_str_utf16(sp_writer *w, const uint16_t *units, size_t n) {
-  if (n <= GUESS_MAX_UNITS) write_guessed(w, units, n);
+  if (n <= GUESS_MAX_UNITS && guess_fits(w, n)) write_guessed(w, units, n);
   else write_counted(w, units, n);
 }

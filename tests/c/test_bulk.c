@@ -431,6 +431,42 @@ static void an_unknown_kind_is_an_invalid_argument_in_both_directions(void) {
   }
 }
 
+/* n elements of one kind, small values (one byte each where the kind allows)
+** so that what they take is far below their worst case. */
+typedef struct numeric_run { sp_num_kind kind; const void *v; size_t n; } numeric_run;
+
+static int write_run(sp_writer *w, const void *value) {
+  const numeric_run *r = value;
+  sp_write_numeric_array(w, r->kind, r->v, r->n);
+  return 0;
+}
+
+/* A caller's fixed output of exactly the message's size takes it whole: the
+** chunks ask for no more than the output has (they asked for each
+** element's worst case, and a 103-byte message needed about 600 bytes). */
+static void a_fixed_output_of_exactly_the_message_size_takes_every_kind(void) {
+  static uint64_t zeros[300];
+  static uint8_t mem[300 * 9 + 8];
+  for (int kind = 0; kind < SP_NUM_KINDS; kind++) {
+    for (size_t n = 0; n <= 300; n += n < 20 ? 1 : 47) {
+      numeric_run run = {(sp_num_kind)kind, zeros, n};
+      sp_bytes want;
+      sp_buffer fixed = {mem, 0, 0, 0};
+      sp_output out;
+      CHECK(sp_to_array(write_run, &run, NULL, &want, NULL) == SP_OK);
+      fixed.cap = want.len;
+      out = sp_fixed_output(&fixed);
+      CHECK(sp_to_output(&out, write_run, &run, NULL, NULL) == SP_OK);
+      CHECK_BYTES(fixed.data, fixed.len, want.data, want.len);
+      fixed.len = 0;
+      fixed.cap = want.len - 1;
+      out = sp_fixed_output(&fixed);
+      CHECK(sp_to_output(&out, write_run, &run, NULL, NULL) == SP_E_BUFFER_TOO_SMALL);
+      sp_bytes_free(&want);
+    }
+  }
+}
+
 int main(void) {
   SP_RUN(i32_array_uses_smallest_forms);
   SP_RUN(simd_output_equals_scalar_output);
@@ -446,6 +482,7 @@ int main(void) {
   SP_RUN(cancelled_before_a_bulk_write_writes_no_element);
   SP_RUN(each_kind_writes_and_reads_its_own_element_type);
   SP_RUN(an_unknown_kind_is_an_invalid_argument_in_both_directions);
+  SP_RUN(a_fixed_output_of_exactly_the_message_size_takes_every_kind);
   printf("int32 kernel: %s\n", sp_bulk_i32_kernel());
   sp_shutdown();
   return sp_test_summary();
