@@ -18,6 +18,13 @@ const ui = {
   narrow: matchMedia('(max-width: 899px)'),
 };
 
+// The playback bar is fixed at the bottom: what keyboard focus lands on
+// must not hide under it (WCAG 2.4.11), so the page's scroll padding
+// follows the bar's height (style.css reads --bar-h).
+const bar = document.querySelector('.transport');
+if (bar !== null && typeof ResizeObserver === 'function')
+  new ResizeObserver(() => document.documentElement.style.setProperty('--bar-h', `${bar.offsetHeight}px`)).observe(bar);
+
 function banner(text, kind = 'info') {
   const n = $('notice');
   n.textContent = text;

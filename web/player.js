@@ -253,7 +253,9 @@ function buildControls(ui, st, threaded, { selectCase, rerun }) {
     b.tabIndex = on ? 0 : -1;
     if (on) ui.panel.setAttribute('aria-labelledby', b.id);
   }
+  const keep = ui.cases.contains(document.activeElement);   // arrow keys on the radios: focus stays there
   ui.cases.replaceChildren(...flow.cases.map((c, i) => caseButton(st, c, i, selectCase)));
+  if (keep) ui.cases.querySelector('input:checked')?.focus();
   ui.inputs.replaceChildren(...flow.inputs.map((i) => inputField(st, threaded, i, rerun)));
   ui.inputsBox.hidden = flow.inputs.length === 0;
 }

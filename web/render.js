@@ -55,10 +55,29 @@ export function render(ui, flow, model, notice = '') {
   ui.state.textContent = s && s.state ? s.state : '';
   ui.framesTitle.textContent = flow.framesTitle || 'Call stack';
   ui.frames.replaceChildren(...(s ? s.frames || [] : []).map((f, i) => el('li', { text: f, 'data-depth': i })));
+  const focused = focusedBuffer(ui.memory);
   ui.memory.replaceChildren(...(s ? memory(s, model, folds(ui, model)) : []));
+  if (focused !== null) refocus(ui.memory, focused);
   ui.out.textContent = s && s.out ? s.out : '';
   ui.note.textContent = [model.note, notice].filter(Boolean).join(' ');
   ui.position.textContent = s ? `step ${model.cursor + 1} of ${model.steps.length}` : '';
+}
+
+// A step redraws the buffers: the reader's keyboard focus on one (its
+// summary, a cell) goes to the same place in the new drawing, not to <body>.
+function focusedBuffer(panel) {
+  const a = document.activeElement;
+  if (a === null || !panel.contains(a)) return null;
+  const box = a.closest('[data-key]');
+  if (box === null) return null;
+  const same = [...box.querySelectorAll(a.tagName)];
+  return { key: box.dataset.key, tag: a.tagName, index: same.indexOf(a) };
+}
+
+function refocus(panel, f) {
+  const box = [...panel.querySelectorAll('[data-key]')].find((b) => b.dataset.key === f.key);
+  const target = box ? box.querySelectorAll(f.tag)[f.index] ?? box.querySelector('summary') : null;
+  if (target) target.focus({ preventScroll: true });
 }
 
 const drawn = new WeakMap();        // panel -> the steps it was drawn for
