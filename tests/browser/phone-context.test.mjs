@@ -179,3 +179,12 @@ test('on a phone the unchanged buffers fold to a line the keyboard opens, and st
   assert.equal(await wide.locator('#memory details').count(), 0);
   await wide.close();
 });
+
+for (const width of [600, 620, 640]) {
+  test(`at ${width}x400 (a laptop at 200% zoom) the tabs wrap inside the page: no sideways scrolling`, async () => {
+    const page = await openPage(env.browser.ctx, `${env.server.url}?recorded#flow=envelope&case=legacy`, { viewport: { width, height: 400 } });
+    const { scroll, client } = await page.evaluate(() => ({ scroll: document.documentElement.scrollWidth, client: document.documentElement.clientWidth }));
+    assert.equal(scroll, client, `the page is ${scroll} px wide in a ${client} px window`);
+    await page.close();
+  });
+}
