@@ -83,31 +83,24 @@ export const headerToken = (n, map) => token(new StreamPart(map ? 'map' : 'array
 function copyOf(v, seen) {
   if (typeof v !== 'object' || v === null) return v;
   if (seen.has(v)) return seen.get(v);
-  let out;
-  if (v instanceof Date) out = new Date(v.getTime());
-  else if (ArrayBuffer.isView(v)) out = v instanceof DataView ? new DataView(v.buffer.slice(v.byteOffset, v.byteOffset + v.byteLength)) : v.slice();
-  else if (v instanceof ArrayBuffer) out = v.slice(0);
-  else if (Array.isArray(v)) {
-    out = new Array(v.length);
-    seen.set(v, out);
-    for (let i = 0; i < v.length; i++) out[i] = copyOf(v[i], seen);
-    return out;
-  } else if (v instanceof Map) {
-    out = new Map();
-    seen.set(v, out);
-    for (const [k, x] of v) out.set(copyOf(k, seen), copyOf(x, seen));
-    return out;
-  } else if (v instanceof Set) {
-    out = new Set();
-    seen.set(v, out);
-    for (const x of v) out.add(copyOf(x, seen));
-    return out;
-  } else {
-    out = Object.create(Object.getPrototypeOf(v));
-    seen.set(v, out);
-    for (const k of Object.keys(v)) runtime.set(out, k, copyOf(v[k], seen));
-    return out;
-  }
-  seen.set(v, out);
+  const out = shell(v);
+  seen.set(v, out);                              // before the parts: a part may be v itself
+  if (v instanceof Date || ArrayBuffer.isView(v) || v instanceof ArrayBuffer) return out;
+  if (Array.isArray(v)) for (let i = 0; i < v.length; i++) out[i] = copyOf(v[i], seen);
+  else if (v instanceof Map) for (const [k, x] of v) out.set(copyOf(k, seen), copyOf(x, seen));
+  else if (v instanceof Set) for (const x of v) out.add(copyOf(x, seen));
+  else for (const k of Object.keys(v)) runtime.set(out, k, copyOf(v[k], seen));
   return out;
+}
+
+// A copy of a Date or of bytes; an empty container of v's kind (and prototype) otherwise.
+function shell(v) {
+  if (v instanceof Date) return new Date(v.getTime());
+  if (v instanceof DataView) return new DataView(v.buffer.slice(v.byteOffset, v.byteOffset + v.byteLength));
+  if (ArrayBuffer.isView(v)) return v.slice();
+  if (v instanceof ArrayBuffer) return v.slice(0);
+  if (Array.isArray(v)) return new Array(v.length);
+  if (v instanceof Map) return new Map();
+  if (v instanceof Set) return new Set();
+  return Object.create(Object.getPrototypeOf(v));
 }

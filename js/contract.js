@@ -252,13 +252,13 @@ function makeContract(fields, options, names, name) {
     throw bad(`contract ${name}: compile: true, but this host refuses generated code (a Content-Security-Policy without 'unsafe-eval'?)`);
   if (fields === LATER) return c;                // loadContracts: defined and bound once all are made
   define(c, fields, names);
+  checkClass(c);
   bindClass(c);
   return c;
 }
 
-// Makes c's class encode through c, once its fields are known.
+// Makes c's class encode through c, once its fields are known and checked.
 function bindClass(c) {
-  checkClass(c);
   if (c.class !== null) contractClasses.set(c.class, (v, depth) => c._enc(v, depth));
 }
 

@@ -50,6 +50,9 @@ export async function createScratchpack(options = {}) {
 
 const mib = (n) => `${(n / MiB).toFixed(1)} MiB`;
 
+// NOMEM errors whose message already says where memory stood.
+const explained = new WeakSet();
+
 export class Scratchpack {
   constructor(m, o, threaded) {
     this._m = m;
@@ -101,7 +104,6 @@ export class Scratchpack {
   }
 
   _takeSink() {
-    if (this._fresh !== null) this._watchFresh();
     const s = this._sinks.pop();
     if (s !== undefined) return s;
     const job = this._c.jobNew() >>> 0;
@@ -109,9 +111,11 @@ export class Scratchpack {
     return new HeapSink(this._heap, job);
   }
 
-  // A NOMEM says where memory stands, and how many leases hold some (once).
+  // A NOMEM says where memory stands, and how many leases hold some (once:
+  // encodeAsync's queue explains what reaches it, encode()'s errors too).
   _explain(e) {
-    if (!(e instanceof ScratchpackError) || e.code !== codes.NOMEM || e.message.includes('(linear memory is ')) return e;
+    if (!(e instanceof ScratchpackError) || e.code !== codes.NOMEM || explained.has(e)) return e;
+    explained.add(e);
     const heap = this._heap;
     let more = `linear memory is ${mib(heap.size())} of at most ${mib(heap.cap)} (maxMemory)`;
     if (this._leases > 0)
@@ -157,7 +161,6 @@ export class Scratchpack {
   // own even when results are pooled (a lease's, whose buffer may travel).
   _encode(value, via, lease, own = false) {
     if (this._compression !== 0 || this._scratchSize === 0) return this._encodeInC(value, via, lease);
-    if (this._fresh !== null) this._watchFresh();
     const s = this._scratches.pop() || this._newScratch();
     this._depth++;
     try {

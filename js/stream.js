@@ -98,7 +98,7 @@ class WhatwgOut {
     const w = this.writer;
     if (w.ready === undefined) {                       // a minimal writer: one chunk at a time
       const p = w.write(chunk);
-      return p !== null && typeof p?.then === 'function' ? this.stoppable(p) : undefined;
+      return typeof p?.then === 'function' ? this.stoppable(p) : undefined;
     }
     const p = w.write(chunk);
     p.catch(() => {});                  // its failure shows in ready or in done()
@@ -108,11 +108,16 @@ class WhatwgOut {
 
   // A wait that cancel() ends too.
   stoppable(wait) {
+    return Promise.race([wait, this.stopper()]);
+  }
+
+  // The promise cancel() rejects, made when first needed.
+  stopper() {
     if (this.stop === null) {
       this.stop = new Promise((_, reject) => { this.stopWith = reject; });
       this.stop.catch(() => {});
     }
-    return Promise.race([wait, this.stop]);
+    return this.stop;
   }
 
   async done() {
@@ -121,7 +126,7 @@ class WhatwgOut {
 
   /** Stops a wait on the writer (the instance was closed): it rejects with e. */
   cancel(e) {
-    if (this.stop === null) this.stoppable(null);
+    this.stopper();
     this.stopWith(e);
   }
 
