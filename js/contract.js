@@ -228,6 +228,10 @@ function isContractFile(x) {
     Object.values(x.contracts).some((c) => c !== null && typeof c === 'object' && 'fields' in c);
 }
 
+// A contract as messages name it: its name, or none for an unnamed one
+// (contract() names those 'contract').
+const what = (name) => (name === 'contract' ? 'the contract' : `contract ${name}`);
+
 // makeContract's fields when loadContracts gives them later.
 const LATER = Symbol('fields given later');
 
@@ -236,20 +240,20 @@ function makeContract(fields, options, names, name) {
   for (const k of Object.keys(options))
     if (!OPTIONS.includes(k)) throw bad(`unknown contract option '${k}'; known: ${OPTIONS.join(', ')}`);
   const keys = options.keys ?? 'name';
-  if (keys !== 'index' && keys !== 'name') throw bad(`contract ${name}: keys must be 'index' or 'name', not ${String(keys)}`);
+  if (keys !== 'index' && keys !== 'name') throw bad(`${what(name)}: keys must be 'index' or 'name', not ${String(keys)}`);
   if (options.int64 !== undefined && options.int64 !== 'bigint' && options.int64 !== 'number')
-    throw bad(`contract ${name}: int64 must be 'bigint' or 'number'`);
+    throw bad(`${what(name)}: int64 must be 'bigint' or 'number'`);
   if (options.compile !== undefined && ![true, false, 'auto'].includes(options.compile))
-    throw bad(`contract ${name}: compile must be true, false or 'auto'`);
+    throw bad(`${what(name)}: compile must be true, false or 'auto'`);
   const cls = options.class;
   if (cls !== undefined && cls !== null) {
-    if (typeof cls !== 'function' || cls.prototype == null) throw bad(`contract ${name}: class must be a class`);
-    if (cls === Object || cls === Array || cls === Map) throw bad(`contract ${name}: class cannot be ${cls.name}`);
-    if (contractClasses.has(cls)) throw bad(`contract ${name}: class ${cls.name} already has a contract`);
+    if (typeof cls !== 'function' || cls.prototype == null) throw bad(`${what(name)}: class must be a class`);
+    if (cls === Object || cls === Array || cls === Map) throw bad(`${what(name)}: class cannot be ${cls.name}`);
+    if (contractClasses.has(cls)) throw bad(`${what(name)}: class ${cls.name} already has a contract`);
   }
   const c = new Contract(name, keys, options);
   if (options.compile === true && !canCompile())
-    throw bad(`contract ${name}: compile: true, but this host refuses generated code (a Content-Security-Policy without 'unsafe-eval'?)`);
+    throw bad(`${what(name)}: compile: true, but this host refuses generated code (a Content-Security-Policy without 'unsafe-eval'?)`);
   if (fields === LATER) return c;                // loadContracts: defined and bound once all are made
   define(c, fields, names);
   checkClass(c);
@@ -286,7 +290,7 @@ function unsettable(proto, k) {
 
 // Fills in c's fields from their description.
 function define(c, fields, names) {
-  const where = `contract ${c.name}`;
+  const where = what(c.name);
   if (fields === null || typeof fields !== 'object' || Array.isArray(fields))
     throw bad(`${where}: fields must be an object { name: type }`);
   const list = [];

@@ -272,6 +272,15 @@ for (const compile of [true, false]) {
       bad({ a: { map: ['float64', 'int8'] } }, {}, /map keys/);
     });
 
+    test('messages name an unnamed contract once, and a named one by its name', () => {
+      const msg = (f) => { try { f(); } catch (e) { return e.message; } return 'no error'; };
+      assert.match(msg(() => C({ a: 'int33' }, {})), /^the contract, field a: unknown type/);
+      assert.match(msg(() => C({ a: 'int8' }, { keys: 'x' })), /^the contract: keys must be/);
+      assert.match(msg(() => C({ a: 'int33' }, { name: 'Order' })), /^contract Order, field a:/);
+      class Item {}
+      assert.match(msg(() => C({ a: 'int33' }, { class: Item })), /^contract Item, field a:/);
+    });
+
     test('random values give the same bytes through generated code and closures, and round trip', () => {
       const fields = { a: 'int32', b: 'string?', c: ['float64'], d: { map: ['string', 'int8'] }, e: 'any' };
       const G = contract(fields, { compile: true, keys: 'index' });
