@@ -18,8 +18,6 @@ export class Ext {
   constructor(type, data) {
     if (!Number.isInteger(type) || type < -128 || type > 127)
       throw new ScratchpackError(codes.INVALID_ARGUMENT, `ext type must be an integer in -128..127, got ${type}`);
-    if (!(data instanceof Uint8Array) && (data === null || typeof data !== 'object'))
-      throw new ScratchpackError(codes.INVALID_ARGUMENT, 'ext data must be a Uint8Array, an array of bytes or an ArrayBuffer');
     this.type = type;
     this.data = data instanceof Uint8Array ? data : bytesOf(data);
     if (type === -1) checkTimestamp(this.data);
@@ -37,13 +35,32 @@ function checkTimestamp(b) {
     throw new ScratchpackError(codes.INVALID_ARGUMENT, `an ext -1 timestamp with ${nsec} nanoseconds (must be under 10^9)`);
 }
 
-// Ext's data from an array of bytes or an ArrayBuffer (a bad length: INVALID_ARGUMENT).
+// Ext's data from what else holds bytes: a copy of an ArrayBuffer's, the
+// bytes a typed array or DataView covers, or an array of integers 0..255.
+// Anything else -- a string, a plain object, 256 or 1.5 in an array -- is
+// INVALID_ARGUMENT, not bytes made up from it.
 function bytesOf(data) {
-  try {
-    return new Uint8Array(data);
-  } catch (e) {
-    throw new ScratchpackError(codes.INVALID_ARGUMENT, `ext data: ${e.message}`, { cause: e });
+  if (data instanceof ArrayBuffer || isShared(data)) return new Uint8Array(data.slice(0));
+  if (ArrayBuffer.isView(data)) return new Uint8Array(data.buffer.slice(data.byteOffset, data.byteOffset + data.byteLength));
+  if (!Array.isArray(data))
+    throw new ScratchpackError(codes.INVALID_ARGUMENT, `ext data must be a Uint8Array, an ArrayBuffer, a typed array or an array of bytes, not ${kindOf(data)}`);
+  const out = new Uint8Array(data.length);
+  for (let i = 0; i < data.length; i++) {
+    const b = data[i];
+    if (!Number.isInteger(b) || b < 0 || b > 255)
+      throw new ScratchpackError(codes.INVALID_ARGUMENT, `ext data[${i}] is ${typeof b === 'number' ? b : kindOf(b)}, not a byte (an integer 0..255)`);
+    out[i] = b;
   }
+  return out;
+}
+
+const isShared = (x) => typeof SharedArrayBuffer === 'function' && x instanceof SharedArrayBuffer;
+function kindOf(x) {
+  if (x === null || x === undefined) return String(x);
+  if (Array.isArray(x)) return 'an array';
+  if (typeof x !== 'object') return `a ${typeof x}`;
+  const name = Object.getPrototypeOf(x)?.constructor?.name;
+  return name === 'Object' || !name ? 'a plain object' : `a ${name}`;
 }
 
 const bad = (what) => new ScratchpackError(codes.INVALID_ARGUMENT, what);

@@ -60,10 +60,13 @@ export declare class ScratchpackError extends Error {
  */
 export declare class Ext {
   /**
-   * A Uint8Array is kept as it is; anything else is copied into a new one.
-   * A type outside -128..127, or data that is not bytes, throws INVALID_ARGUMENT.
+   * A Uint8Array is kept as it is; anything else is copied into a new one:
+   * an ArrayBuffer's bytes, the bytes another typed array or a DataView
+   * covers (in memory order), or an array of integers 0..255. A type outside
+   * -128..127, or data that is not bytes (a string, a plain object, 256 or
+   * 1.5 in an array), throws INVALID_ARGUMENT.
    */
-  constructor(type: number, data: Uint8Array | ArrayLike<number> | Iterable<number> | ArrayBufferLike);
+  constructor(type: number, data: Uint8Array | ArrayBufferView | ArrayBufferLike | readonly number[]);
   /** -128..127 */
   readonly type: number;
   readonly data: Uint8Array;

@@ -207,9 +207,22 @@ describe('(c, d) bad options and a bad Ext type are INVALID_ARGUMENT', () => {
   test('new Ext with a type outside -128..127 or data that is not bytes', () => {
     for (const t of [200, -129, 1.5, '1', NaN])
       assert.throws(() => new Ext(t, Uint8Array.of(1)), isError(codes.INVALID_ARGUMENT));
-    for (const d of [5n, 'ab', undefined, null, { length: 2 ** 40 }])
-      assert.throws(() => new Ext(1, d), isError(codes.INVALID_ARGUMENT));
+    for (const d of [5n, 'ab', undefined, null, { length: 2 ** 40 }, {}, { 0: 1, length: 1 }, new Map(),
+      [256], [-1], [1.5], [1, '2'], [1, , 2]])                           // eslint-disable-line no-sparse-arrays
+      assert.throws(() => new Ext(1, d), isError(codes.INVALID_ARGUMENT), String(d));
     assert.deepEqual(new Ext(-128, [1, 2]).data, Uint8Array.of(1, 2));
+  });
+
+  test('new Ext takes the bytes a view covers, and copies what is not a Uint8Array', () => {
+    const whole = Uint8Array.of(1, 2, 3, 4, 5);
+    assert.deepEqual(new Ext(1, new DataView(whole.buffer, 1, 2)).data, Uint8Array.of(2, 3));
+    const u16 = new Uint16Array(whole.buffer.slice(0, 4));
+    assert.deepEqual(new Ext(1, u16).data, Uint8Array.of(1, 2, 3, 4));           // memory order, all 4 bytes
+    const buf = whole.buffer.slice(0);
+    const e = new Ext(1, buf);
+    new Uint8Array(buf)[0] = 9;
+    assert.deepEqual(e.data, whole, 'a copy of the ArrayBuffer');
+    assert.equal(new Ext(1, whole).data, whole, 'a Uint8Array is kept');
   });
 });
 
