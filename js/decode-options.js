@@ -25,6 +25,11 @@ export const decodeDefaults = Object.freeze({
 });
 // (and `contract`, no default: a contract (contract.js) the message is read as a value of)
 
+/** The hooks an instance adds to its decode options (C's typed-array reader
+ * and LZ4 decompressor), under symbols: a user's options cannot name them. */
+export const BULK_READ = Symbol('bulkRead');
+export const INFLATE = Symbol('inflate');
+
 const int64Modes = ['auto', 'bigint', 'number', 'string'];
 const mapModes = ['auto', 'object', 'map'];
 
@@ -79,7 +84,7 @@ function checked(o, keys, base) {
   const r = { ...base, ...o };
   const bad = (what) => new ScratchpackError(codes.INVALID_ARGUMENT, what);
   for (const k of keys)                       // a misspelt name is an error, not a default
-    if (!(k in decodeDefaults) && k !== 'bulkRead' && k !== 'inflate' && k !== 'contract')   // (hooks an instance adds; contract.js)
+    if (!(k in decodeDefaults) && k !== 'contract')   // (contract.js)
       throw bad(`unknown decode option '${k}'; known: ${Object.keys(decodeDefaults).join(', ')}`);
   if (!int64Modes.includes(r.int64)) throw bad(`int64 must be one of ${int64Modes.join(', ')}`);
   if (!mapModes.includes(r.maps)) throw bad(`maps must be one of ${mapModes.join(', ')}`);

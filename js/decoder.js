@@ -12,7 +12,7 @@
 // not touch: the WASM module -- decoding builds JS values, which only JS
 // can do, so the bytes are read where they are.
 
-import { decodeDefaults } from './decode-options.js';
+import { BULK_READ, decodeDefaults } from './decode-options.js';
 import { scanEnd, scanNumbers } from './decode-numbers.js';
 import { Ext, extDecode } from './ext.js';
 import { ScratchpackError, codes, decodeError, decodeWithin, indexStep, isStackOverflow, plural } from './errors.js';
@@ -459,8 +459,8 @@ function mapHeader(n, depth, at) {
 function readArray(n, depth, at) {
   arrayHeader(n, depth, at);
   if (opt.typedArrays !== false && n > 0) {
-    if (n >= 256 && opt.bulkRead !== undefined && opt.typedArrays !== 'auto') {
-      const r = opt.bulkRead(src, at, n, opt.typedArrays);   // C, when an instance offers it
+    if (n >= 256 && opt[BULK_READ] !== undefined && opt.typedArrays !== 'auto') {
+      const r = opt[BULK_READ](src, at, n, opt.typedArrays);   // C, when an instance offers it
       if (r !== null) { pos = r[1]; return r[0]; }
     }
     const t = scanNumbers(src, view(), pos, len, n, opt.typedArrays);

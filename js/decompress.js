@@ -16,6 +16,7 @@
 // the compressed message (and, in the text, the offset in the plain bytes).
 
 import { codes, decodeError, plural, ScratchpackError } from './errors.js';
+import { INFLATE } from './decode-options.js';
 import { asBytes, decodeEnd, decodeFrom, decodeValue } from './decoder.js';
 import { LZ4_TOO_LONG, LZ4_TRUNCATED, lz4DecompressInto } from './lz4.js';
 
@@ -214,7 +215,7 @@ function plainArray(n, at) {
 // instance's C decompressor when opt.inflate offers it (it returns null to
 // leave a block to JS), else by lz4.js; the two return the same.
 function inflateBlock(src, s, sEnd, out, d, plain, at, opt) {
-  let r = opt.inflate !== undefined ? opt.inflate(src, s, sEnd, out, d, plain) : null;
+  let r = opt[INFLATE] !== undefined ? opt[INFLATE](src, s, sEnd, out, d, plain) : null;
   if (r === null) r = lz4DecompressInto(src, s, sEnd, out, d, d + plain);
   if (r === LZ4_TOO_LONG) throw malformed(at, 'an LZ4 block decodes to more than its stated plain length');
   if (r === LZ4_TRUNCATED || (r >= 0 && r !== d + plain))

@@ -39,6 +39,16 @@ describe('options', () => {
     assert.throws(() => decode(Uint8Array.of(1), { maxDepht: 3 }), invalid(/unknown decode option 'maxDepht'/));
   });
 
+  test("an instance's own decode hooks are not options a caller can name", () => {
+    const ints = sp.encode(Array.from({ length: 300 }, (_, i) => i));
+    for (const name of ['bulkRead', 'inflate'])
+      for (const value of ['x', () => null]) {
+        assert.throws(() => sp.decode(ints, { [name]: value, typedArrays: Int32Array }), invalid(new RegExp(`unknown decode option '${name}'`)));
+        assert.throws(() => decode(ints, { [name]: value }), invalid(new RegExp(`unknown decode option '${name}'`)));
+      }
+    assert.deepEqual(sp.decode(ints, { typedArrays: Int32Array }), Int32Array.from({ length: 300 }, (_, i) => i));
+  });
+
   test('pool sizes are range-checked, with the limit in the message', async () => {
     const cases = [
       [{ kind: 'bucket', perBucket: 2 ** 30 + 1000 }, /perBucket must be an integer in 1\.\.65536/],
