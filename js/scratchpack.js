@@ -11,7 +11,7 @@
 // and reads its records).
 
 import { packageAbi, packageCalls } from './abi.js';
-import { decodeDefaults, decodeOptions } from './decode-options.js';
+import { BULK_READ, INFLATE, decodeDefaults, decodeOptions } from './decode-options.js';
 import { bufferValues, streamOptions, streamValues } from './decode-stream.js';
 import { decodeTop } from './decompress.js';
 import { streamCompressed, streamEncode } from './encode-stream.js';
@@ -45,7 +45,12 @@ export async function createScratchpack(options = {}) {
     throw new ScratchpackError(codes.INVALID_ARGUMENT,
       'threads need SharedArrayBuffer (in a browser: a cross-origin isolated page); use threads: 0 here');
   const m = await loadModule({ threaded, poolSize: o.threads, wasmBinary: o.wasmBinary });
-  return new Scratchpack(m, o, threaded);
+  try {
+    return new Scratchpack(m, o, threaded);
+  } catch (e) {
+    endWorkers(m);                         // nothing else holds them
+    throw e;
+  }
 }
 
 const mib = (n) => `${(n / MiB).toFixed(1)} MiB`;
@@ -67,9 +72,9 @@ export class Scratchpack {
     this._compression = o.compression;    // sp_compression: every entry writes that layout
     /** The layout every encode writes: 'none', 'lz4block' or 'lz4blockarray'. */
     this.compression = COMPRESSIONS[o.compression];
-    this._decode = decodeOptions({ ...o.limits, extensions: o.extensions,
-      bulkRead: (src, at, n, ctor) => this._readTyped(src, at, n, ctor),
-      inflate: (src, s, sEnd, out, d, plain) => this._inflate(src, s, sEnd, out, d, plain) }, decodeDefaults);
+    this._decode = Object.freeze({ ...decodeOptions({ ...o.limits, extensions: o.extensions }, decodeDefaults),
+      [BULK_READ]: (src, at, n, ctor) => this._readTyped(src, at, n, ctor),
+      [INFLATE]: (src, s, sEnd, out, d, plain) => this._inflate(src, s, sEnd, out, d, plain) });
     this._maxDepth = this._decode.maxDepth;
     this._sinks = [];
     this._targets = [];
@@ -165,7 +170,7 @@ export class Scratchpack {
     this._depth++;
     try {
       // encode() only (bigMessage: Infinity keeps all in linear memory); a lease is linear memory.
-      this._beginScratch(s, !lease && this._big !== Infinity);
+      this._beginScratch(s, !lease && this._big !== Infinity, lease);
       encodeWith(s, value, this._maxDepth, this._ext, via);
       this._bigLast = this._sizeClass(s);
       if (!lease) return s.copyOut(own);
@@ -197,9 +202,11 @@ export class Scratchpack {
 
   // Right after a message too big for the JS scratch the next is likely as
   // big: it starts where that one ended, rather than be moved there again.
-  _beginScratch(s, bodies = false) {
+  // A lease starts in C, never in JS memory: it is linear memory unless it
+  // passes bigMessage itself.
+  _beginScratch(s, bodies = false, lease = false) {
     s.begin(this._scratchSize, bodies);
-    if (this._bigLast === 1) s.migrate();
+    if (this._bigLast === 1 || (this._bigLast === 2 && lease)) s.migrate();
     else if (this._bigLast === 2) s.toJs(0);
   }
 

@@ -45,3 +45,26 @@ test('a message that fails after a big one sends the next back to the scratch to
     sp.close();
   }
 });
+
+test('a lease after a message past bigMessage is in shared linear memory, as every lease under bigMessage is', async () => {
+  const sp = await createScratchpack({ threads: 1, bigMessage: 200000 });
+  try {
+    const sharedLease = (v) => {
+      const l = sp.encodeView(v);
+      const shared = l.bytes.buffer instanceof SharedArrayBuffer;
+      assert.deepEqual(decode(l.bytes), v);
+      l.release();
+      return shared;
+    };
+    assert.equal(sharedLease({ a: 1 }), true, 'a lease in the threaded build');
+    for (const big of ['x'.repeat(300000), Array.from({ length: 100000 }, (_, i) => i)]) {
+      assert.ok(sp.encode(big).length > 200000);
+      assert.equal(sharedLease({ a: 1 }), true, 'the lease right after a big encode()');
+      assert.ok(sp.encodeView(big).bytes.length > 200000);
+      assert.equal(sharedLease({ b: 2 }), true, 'the lease right after a big lease');
+      assert.equal(sharedLease('y'.repeat(150000)), true, 'a lease under bigMessage after a big one');
+    }
+  } finally {
+    sp.close();
+  }
+});
