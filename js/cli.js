@@ -25,15 +25,17 @@ inspect   Prints each MessagePack token of file (stdin when there is no file
           and value, indented by depth; then the value as JSON. Bad input
           stops at the error, printed with its code and byte offset.
   --json      print only the value as JSON
-  --sequence  the input holds several values one after another (each is
-              printed; without it, bytes after the first value are an error)
+  --sequence  the input holds several values one after another, none or
+              more (each is printed, and --json prints them as one JSON
+              array; without it, bytes after the first value are an error)
 
 JSON: bin and ext data in base64 (ext as {"type", "data"}), integers beyond
 2^53 and NaN/Infinity as strings, timestamps as ISO 8601, and a map's keys
 that are not strings as their JSON text (1 -> "1").
 
-Exit codes: 0 the input is valid MessagePack, 1 it is not (the error is on
-stderr), 2 bad usage or the file cannot be read.
+Exit codes: 0 the input is valid MessagePack, 1 it is not or it passes a
+limit (nesting deeper than 500; the error is on stderr), 2 bad usage, or a
+file that cannot be read or written.
 `;
 
 /** { file, json, sequence } from the arguments after the command, or a usage error message. */
@@ -99,7 +101,7 @@ async function inspectCommand(args) {
   out.flush();
   // The JSON is made as it is written, and no faster than stdout takes it:
   // a big input never has its whole value, nor its whole text, in memory.
-  for (const text of jsonChunks(bytes, ranges))
+  for (const text of jsonChunks(bytes, ranges, undefined, o.sequence))
     if (!process.stdout.write(text)) await once(process.stdout, 'drain');
   return 0;
 }
@@ -107,22 +109,33 @@ async function inspectCommand(args) {
 async function genC(args) {
   let file = null, outFile = null, guard;
   for (let i = 0; i < args.length; i++) {
-    if (args[i] === '-o') outFile = args[++i] ?? null;
-    else if (args[i] === '--guard') guard = args[++i];
-    else if (args[i].startsWith('-')) return fail(`unknown option ${args[i]}`);
+    const a = args[i];
+    if (a === '-o' || a === '--guard') {
+      const v = args[++i];
+      if (v === undefined || (v.startsWith('-') && v !== '-')) return fail(`${a} needs ${a === '-o' ? 'a file name' : 'a name'}`);
+      if (a === '-o') outFile = v;
+      else guard = v;
+    } else if (a.startsWith('-')) return fail(`unknown option ${a}`);
     else if (file !== null) return fail(`one contract file at most (got ${file} and ${args[i]})`);
     else file = args[i];
   }
   if (file === null) return fail('gen-c needs a contract file');
-  let doc;
+  let text;
   try {
-    doc = JSON.parse(await readFile(file, 'utf8'));
+    text = await readFile(file, 'utf8');
   } catch (e) {
     process.stderr.write(`scratchpack: cannot read ${file}: ${e.message}\n`);
     return 2;
   }
+  let doc;
+  try {
+    doc = JSON.parse(text);
+  } catch (e) {
+    const why = e.message.replace(/[^\x20-\x7e]/g, '?').slice(0, 120);   // no bytes of a binary file on the terminal
+    process.stderr.write(`scratchpack gen-c: ${file} is not valid JSON (${why})\n`);
+    return 2;
+  }
   const { generateC } = await import('./contract-c.js');
-  let text;
   try {
     text = generateC(doc, guard === undefined ? {} : { guard });
   } catch (e) {
@@ -130,13 +143,21 @@ async function genC(args) {
     process.stderr.write(`scratchpack gen-c: ${e.code}: ${e.message}\n`);
     return 1;
   }
-  if (outFile === null) process.stdout.write(text);
-  else await writeFile(outFile, text);
+  if (outFile === null) {
+    process.stdout.write(text);
+    return 0;
+  }
+  try {
+    await writeFile(outFile, text);
+  } catch (e) {
+    process.stderr.write(`scratchpack: cannot write ${outFile}: ${e.message}\n`);
+    return 2;
+  }
   return 0;
 }
 
 function fail(why) {
-  process.stderr.write(`scratchpack: ${why}\n\n${usage}`);
+  process.stderr.write(`scratchpack: ${why} (scratchpack --help for the usage)\n`);
   return 2;
 }
 
@@ -157,9 +178,11 @@ async function main(argv) {
   return fail(command === undefined ? 'no command' : `unknown command ${command}`);
 }
 
-// A reader that stops early (| head) is not an error.
+// A reader that stops early (| head) is not an error; any other failure
+// to write (a full disk) is one line and exit 2, as an unwritable -o is.
 process.stdout.on('error', (e) => {
   if (e.code === 'EPIPE') process.exit(0);
-  throw e;
+  process.stderr.write(`scratchpack: cannot write stdout: ${e.message}\n`);
+  process.exit(2);
 });
 process.exitCode = await main(process.argv.slice(2));

@@ -25,6 +25,7 @@ const walkOptions = decodeOptions({ binary: 'view' });
 export function walk(bytes, onToken, sequence = false) {
   const ranges = [];
   let at = 0;
+  if (sequence && bytes.length === 0) return ranges;      // a log of no values
   do {
     const start = at;
     const open = [];                   // tokens still to come in each open container
@@ -195,8 +196,8 @@ function base64(u8) {
  */
 export function check(bytes, sequence = false, onToken = null) {
   const ranges = walk(bytes, onToken, sequence);
-  const end = ranges[0][1];
-  if (!sequence && end !== bytes.length)
+  const end = sequence ? bytes.length : ranges[0][1];
+  if (end !== bytes.length)
     throw decodeError(codes.TRAILING_BYTES, end, `${bytes.length - end} bytes left after the value`);
   return ranges;
 }
@@ -211,21 +212,31 @@ const PIECE = 49152;
 const BATCH_BYTES = 65536;     // bytes of small array elements stringified at once           // bytes of a long bin (a multiple of 3: base64 pieces join) or units of a string
 
 /**
- * The JSON text of each value in ranges (from check()), each followed by
- * '\n' -- exactly the text of JSON.stringify(jsonValue(v), null, 2) for
- * the value inspect() decodes -- as a sequence of strings of about
- * TEXT_CHUNK characters, made as they are asked for: the caller writes
- * each one (waiting for the output to drain) before asking for the next.
- * bytes must have passed check(). sizes ({ wholeMax, chunk, piece }, the
- * constants above by default) lets tests reach every path with small inputs.
+ * The JSON text of the value in ranges (from check()) and a '\n' --
+ * exactly the text of JSON.stringify(jsonValue(v), null, 2) for the value
+ * inspect() decodes -- as a sequence of strings of about TEXT_CHUNK
+ * characters, made as they are asked for: the caller writes each one
+ * (waiting for the output to drain) before asking for the next. With
+ * `sequence`, the values of all the ranges as one JSON array (its
+ * JSON.stringify(values, null, 2); [] for none), so the output is one
+ * document a JSON parser takes. bytes must have passed check(). sizes
+ * ({ wholeMax, chunk, piece }, the constants above by default) lets tests
+ * reach every path with small inputs.
  */
-export function* jsonChunks(bytes, ranges, sizes = {}) {
+export function* jsonChunks(bytes, ranges, sizes = {}, sequence = false) {
   const out = new TextOut(bytes, sizes);
-  for (const [start] of ranges) {
-    yield* out.value(start, 0);
-    out.put('\n');
+  if (!sequence) {
+    for (const [start] of ranges) yield* out.value(start, 0);
+  } else {
+    out.put('[');
+    for (let i = 0; i < ranges.length; i++) {
+      out.put(i === 0 ? `\n${pad(1)}` : `,\n${pad(1)}`);
+      yield* out.value(ranges[i][0], 1);
+    }
+    out.put(ranges.length === 0 ? ']' : '\n]');
   }
-  if (out.size > 0) yield out.take();
+  out.put('\n');
+  yield out.take();
 }
 
 const pads = [''];
@@ -344,14 +355,15 @@ class TextOut {
       p = skip(bytes, decodeEnd, Infinity);
     }
     // The entries as decode()'s readMap keeps them (maps: 'auto'): an
-    // object while keys are strings, then a Map that starts from it.
+    // object while keys are strings, then a Map of the entries so far in
+    // the message's order (not the object's, which puts '1' first).
     const o = {};
     let m = null;
     for (let i = 0; i < n; i++) {
       const k = keys[i];
       if (m === null && typeof k !== 'string') {
         m = new Map();
-        for (const s of Object.keys(o)) m.set(s, o[s]);
+        for (let j = 0; j < i; j++) m.set(keys[j], o[keys[j]]);
       }
       if (m !== null) m.set(k, i);
       else put(o, k, i);
