@@ -29,11 +29,43 @@ const C_KEYWORDS = new Set(('auto break case char const continue default do doub
   'volatile while bool true false _Bool _Atomic _Alignas _Alignof _Complex _Generic _Imaginary _Noreturn ' +
   '_Static_assert _Thread_local').split(' '));
 
+// What the header's includes (below, in generateC) declare at file scope,
+// which a contract's typedef must not redeclare: string.h's functions and
+// math.h's, each also with its f and l forms, and stddef.h's names; with
+// every name ending in _t (stdint.h's types; POSIX keeps the suffix).
+const MATH = ('acos asin atan atan2 cos sin tan acosh asinh atanh cosh sinh tanh exp exp2 expm1 frexp ilogb ldexp ' +
+  'log log10 log1p log2 logb modf scalbn scalbln cbrt fabs hypot pow sqrt erf erfc lgamma tgamma ceil floor ' +
+  'nearbyint rint lrint llrint round lround llround trunc fmod remainder remquo copysign nan nextafter nexttoward ' +
+  'fdim fmax fmin fma').split(' ');
+const LIBRARY = new Set([...MATH.flatMap((f) => [f, `${f}f`, `${f}l`]),
+  ...('memcpy memmove memset memcmp memchr strcpy strncpy strcat strncat strcmp strncmp strcoll strxfrm strchr ' +
+    'strrchr strspn strcspn strpbrk strstr strtok strlen strerror strdup strndup strnlen offsetof ' +
+    'signbit isnan isinf isfinite isnormal fpclassify').split(' ')]);
+// Object-like macros of those headers: no name, a member's either, may be one.
+const MACROS = new Set(('NULL NAN INFINITY HUGE_VAL HUGE_VALF HUGE_VALL FP_NAN FP_INFINITE FP_ZERO FP_SUBNORMAL ' +
+  'FP_NORMAL FP_ILOGB0 FP_ILOGBNAN MATH_ERRNO MATH_ERREXCEPT math_errhandling M_E M_LOG2E M_LOG10E M_LN2 M_LN10 ' +
+  'M_PI M_PI_2 M_PI_4 M_1_PI M_2_PI M_2_SQRTPI M_SQRT2 M_SQRT1_2 SIZE_MAX PTRDIFF_MIN PTRDIFF_MAX SIG_ATOMIC_MIN ' +
+  'SIG_ATOMIC_MAX WCHAR_MIN WCHAR_MAX WINT_MIN WINT_MAX bool true false').split(' '));
+const INT_LIMIT = /^U?INT(8|16|32|64|PTR|MAX|_LEAST(8|16|32|64)|_FAST(8|16|32|64))_(MAX|MIN)$/;
+
 const bad = (what) => new ScratchpackError(codes.INVALID_ARGUMENT, what);
 
+// s as a C identifier of the header: not a keyword, not reserved to the
+// implementation (__x, _X), not a macro of the included headers.
 function cName(s, what) {
   if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(s) || C_KEYWORDS.has(s))
     throw bad(`${what} '${s}' is not a C identifier: rename it for gen-c`);
+  if (/^_[A-Z_]/.test(s)) throw bad(`${what} '${s}': names that begin with __ or _ and a capital are C's own: rename it for gen-c`);
+  if (MACROS.has(s) || INT_LIMIT.test(s))
+    throw bad(`${what} '${s}' is a macro of the C headers the output includes: rename it for gen-c`);
+  return s;
+}
+
+// A contract's name as a C type name at file scope: also none the includes declare.
+function cTypeName(s) {
+  cName(s, 'contract name');
+  if (LIBRARY.has(s) || /_t$/.test(s))
+    throw bad(`contract name '${s}' is declared by the C headers the output includes${/_t$/.test(s) ? ' (names ending in _t are kept for C\'s types)' : ''}: rename it for gen-c`);
   return s;
 }
 
@@ -130,7 +162,7 @@ export function generateC(doc, options = {}) {
   // Each contract's four names must not meet another's, nor the library's sp_/SP_ names.
   const taken = new Map([[guard, 'the include guard']]);
   for (const c of list) {
-    cName(c.name, 'contract name');
+    cTypeName(c.name);
     if (/^(sp|SP)_/.test(c.name)) throw bad(`contract name '${c.name}': sp_ and SP_ names are scratchpack's: rename it for gen-c`);
     for (const n of [c.name, `${c.name}_schema`, `${c.name}_fields`, `${c.name}_init`]) {
       if (taken.has(n)) throw bad(`contract ${c.name}: its C name ${n} is also ${taken.get(n)}: rename one for gen-c`);

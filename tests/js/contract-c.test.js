@@ -3,7 +3,7 @@
 // here: what it declares, and the refusal of every type C cannot hold.
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
@@ -52,6 +52,27 @@ test('npx scratchpack gen-c writes the header; bad input exits 1 with the reason
     assert.equal(r.status, 1);
     assert.match(r.stderr.toString(), /INVALID_ARGUMENT: contract T, field a/);
     assert.equal(spawnSync(process.execPath, [cli, 'gen-c']).status, 2);
+    // Usage and output failures: one line each, exit 2, no stack trace.
+    const oneLine = (args, re) => {
+      const x = spawnSync(process.execPath, [cli, ...args]);
+      const err = x.stderr.toString();
+      assert.equal(x.status, 2, `${args.join(' ')}: ${err}`);
+      assert.match(err, re);
+      assert.equal(err.trim().split('\n').length, 1, err);
+      assert.equal(x.stdout.length, 0);
+    };
+    oneLine(['gen-c', file.pathname, '-o'], /^scratchpack: -o needs a file name/);
+    oneLine(['gen-c', file.pathname, '--guard'], /^scratchpack: --guard needs a name/);
+    oneLine(['gen-c', file.pathname, '-o', '--guard', 'X'], /-o needs a file name/);
+    oneLine(['gen-c', file.pathname, '-o', join(dir, 'no', 'such', 'dir.h')], /^scratchpack: cannot write .*dir\.h: ENOENT/);
+    oneLine(['gen-c', file.pathname, '-o', dir], /^scratchpack: cannot write .*: EISDIR/);
+    writeFileSync(join(dir, 'bin.json'), Uint8Array.of(0x93, 0x01, 0xff, 0xfe, 0x0a));
+    oneLine(['gen-c', join(dir, 'bin.json')], /^scratchpack gen-c: .*bin\.json is not valid JSON \([\x20-\x7e]*\)\n$/);
+    if (existsSync('/dev/full')) {
+      const full = spawnSync('sh', ['-c', `"${process.execPath}" "${cli}" gen-c "${file.pathname}" > /dev/full`]);
+      assert.equal(full.status, 2);
+      assert.match(full.stderr.toString(), /^scratchpack: cannot write stdout: ENOSPC[^\n]*\n$/);
+    }
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -76,4 +97,22 @@ test('gen-c refuses contract names whose C names meet another contract\'s or the
   refuses({ B_init: { fields: { x: 'int8' } }, B: { fields: { y: 'int8' } } }, /B_init is also contract B_init's/);
   refuses({ sp_schema: { fields: { x: 'int8' } } }, /sp_ and SP_ names are scratchpack's/);
   assert.throws(() => generateC({ contracts: { G: { fields: { x: 'int8' } } } }, { guard: 'G' }), /G is also the include guard/);
+});
+
+test('gen-c refuses names the header\'s includes declare or keep (size_t, memset, NAN, INT8_MAX, __x)', () => {
+  const refuses = (contracts, re) => assert.throws(() => generateC({ contracts }),
+    (e) => e.code === 'INVALID_ARGUMENT' && re.test(e.message), JSON.stringify(contracts));
+  for (const name of ['size_t', 'int32_t', 'record_t'])
+    refuses({ [name]: { fields: { x: 'int8' } } }, /declared by the C headers.*_t are kept/);
+  for (const name of ['memset', 'strlen', 'sqrt', 'sinf', 'floorl', 'offsetof'])
+    refuses({ [name]: { fields: { x: 'int8' } } }, new RegExp(`contract name '${name}' is declared by the C headers`));
+  for (const name of ['NAN', 'NULL', 'INT8_MAX', 'UINT_LEAST16_MIN', 'SIZE_MAX', 'M_PI'])
+    refuses({ [name]: { fields: { x: 'int8' } } }, /is a macro of the C headers/);
+  for (const name of ['_Foo', '__x'])
+    refuses({ [name]: { fields: { x: 'int8' } } }, /begin with __ or _ and a capital/);
+  refuses({ A: { fields: { NULL: 'int8' } } }, /field NULL: the member name 'NULL' is a macro/);
+  refuses({ A: { fields: { _Bad: 'int8' } } }, /field _Bad: .*begin with __ or _ and a capital/);
+  // A member may share a function's name (it is not at file scope); ordinary names pass.
+  assert.match(generateC({ contracts: { Order: { fields: { memset: 'int8', size: 'uint32', _x: 'bool' } } } }),
+    /int8_t memset;/);
 });
