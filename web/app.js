@@ -12,7 +12,7 @@ const ui = {
   tabs: $('tabs'), panel: $('panel'), stage: $('stage'), cases: $('cases'), inputs: $('inputs'), inputsBox: $('inputs-box'),
   play: $('play'), back: $('back'), forward: $('forward'), scrub: $('scrub'), speed: $('speed'), position: $('position'),
   busy: $('busy'), caption: $('caption'), code: $('code'), codeSummary: $('code-summary'), source: $('source'), verdict: $('verdict'),
-  why: $('why'), state: $('state'), framesTitle: $('frames-title'), frames: $('frames'), legend: $('legend'),
+  stopped: $('stopped'), why: $('why'), state: $('state'), framesTitle: $('frames-title'), frames: $('frames'), legend: $('legend'),
   memory: $('memory'), out: $('out'), note: $('note'),
   // on a narrow screen the buffers a step does not change fold (render.js)
   narrow: matchMedia('(max-width: 899px)'),

@@ -139,11 +139,11 @@ export function createPlayer({ ui, runner, threaded, flows, reducedMotion = fals
   }
 
   function togglePlay() {
-    if (clock.playing) { clock.pause(); screen.show(); return; }
+    if (clock.playing) { clock.pause(); screen.show({ stop: 'paused' }); return; }
     if (!st.model || !st.model.steps.length) return;
     if (atEnd(st.model)) st.model = seek(st.model, 0);
-    clock.play(() => screen.go(step(st.model, 1)), BASE_MS / st.speed);
-    screen.show();
+    clock.play(() => screen.go(step(st.model, 1), { auto: true }), BASE_MS / st.speed);
+    screen.show({ auto: true });
   }
 
   wireTabs(ui, st, selectFlow);
@@ -169,16 +169,23 @@ export function createPlayer({ ui, runner, threaded, flows, reducedMotion = fals
 
 // ---- the screen: the model drawn, the scrubber and the URL following it ----
 
+// The live region speaks the steps the reader takes (a step, a case, a
+// link) and where playback stops; the steps playback takes by itself
+// (`auto`) change the screen only, or a screen reader would hear every one.
 function createScreen(ui, st, clock) {
-  function show() {
+  function show({ auto = false, stop = null } = {}) {
     const { model, flow } = st;
     if (!model) return;
-    render(ui, flow, model);
+    const quiet = auto && clock.playing;
+    render(ui, flow, model, '', { live: !quiet });
+    const n = model.steps.length;
+    ui.stopped.textContent = quiet ? '' : stop === 'paused' ? `Paused at step ${model.cursor + 1} of ${n}.`
+      : stop === 'ended' ? `Played to the end: step ${n} of ${n}.` : '';
     ui.scrub.max = String(Math.max(0, model.steps.length - 1));
     ui.scrub.value = String(model.cursor);
     ui.scrub.setAttribute('aria-valuetext', ui.position.textContent);
+    // A plain button named for what it does (no aria-pressed: a toggle's name must not change).
     ui.play.textContent = clock.playing ? 'Pause' : 'Play';
-    ui.play.setAttribute('aria-pressed', String(clock.playing));
     // The hash follows after a pause: scrubbing fast would otherwise hit
     // the browser's limit on history updates.
     clearTimeout(st.hashTimer);
@@ -186,10 +193,11 @@ function createScreen(ui, st, clock) {
     st.hashTimer = setTimeout(() => history.replaceState(null, '', h), HASH_MS);
   }
 
-  function go(next) {
+  function go(next, { auto = false } = {}) {
     st.model = next;
-    if (clock.playing && atEnd(st.model)) clock.pause();
-    show();
+    const ended = clock.playing && atEnd(st.model);
+    if (ended) clock.pause();
+    show({ auto, stop: ended ? 'ended' : null });
   }
 
   function setBusy(on, text = '') {

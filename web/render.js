@@ -35,8 +35,9 @@ function el(tag, attrs = {}, ...children) {
   return n;
 }
 
-/** Renders the current step of `model` for `flow` into the panels of `ui`. */
-export function render(ui, flow, model, notice = '') {
+/** Renders the current step of `model` for `flow` into the panels of `ui`;
+ *  with `live` false the live region (verdict, why, state) keeps its words. */
+export function render(ui, flow, model, notice = '', { live = true } = {}) {
   const s = model.steps[model.cursor];
   // What depends on the case alone is built once per model; a step only
   // moves the marks (same DOM as a rebuild, less work per step).
@@ -50,9 +51,11 @@ export function render(ui, flow, model, notice = '') {
   mark(ui.caption.children, model.cursor);
   ui.codeSummary.textContent = s && flow.lines[s.line] ? `line ${s.line + 1}: ${flow.lines[s.line].code.trim()}` : '';
   ui.source.textContent = flow.source;
-  ui.verdict.replaceChildren(...verdict(s));
-  ui.why.textContent = s ? s.why || '' : notice || 'Running the module…';
-  ui.state.textContent = s && s.state ? s.state : '';
+  if (live) {
+    ui.verdict.replaceChildren(...verdict(s));
+    ui.why.textContent = s ? s.why || '' : notice || 'Running the module…';
+    ui.state.textContent = s && s.state ? s.state : '';
+  }
   ui.framesTitle.textContent = flow.framesTitle || 'Call stack';
   ui.frames.replaceChildren(...(s ? s.frames || [] : []).map((f, i) => el('li', { text: f, 'data-depth': i })));
   const focused = focusedBuffer(ui.memory);
@@ -116,7 +119,8 @@ function codeLines(flow, model) {
 // Every step's verdict, why and state, stacked in one grid cell with only
 // the current one visible: the block is as tall as the case's longest, so
 // nothing under it moves from step to step (the live region beside it, for
-// screen readers, holds the current step's text alone).
+// screen readers, holds one step's text alone: the step the reader took or
+// playback stopped at, see player.js).
 function caption(model, notice) {
   if (!model.steps.length) return [el('div', { class: 'cap on' }, el('p', { class: 'why', text: notice || 'Running the module…' }))];
   return model.steps.map((s) => el('div', { class: 'cap' },
@@ -152,6 +156,7 @@ function memory(s, model, choice) {
   }
   if (s.diff) parts.push(diffView(s.diff));
   if (s.table) parts.push(table(s.table));
+  if (s.table?.note) parts.push(el('p', { class: 'table-note', text: s.table.note }));
   if (model.board) parts.push(board(model.board));
   return parts;
 }

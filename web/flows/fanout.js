@@ -137,9 +137,18 @@ export default {
     const skip = pool.kind === 0 ? [L.FIX, L.QUEUE, L.NOPOOL] : pool.kind === 1 ? [L.RETURN, L.PARTITION, L.DROP, L.NOPOOL]
       : [L.RETURN, L.PARTITION, L.DROP, L.FIX, L.QUEUE];
     return { skip, recorded: data.recorded || null, board: { ...board, current: pool.id, native: data.native || null },
-      note: `${data.recorded ? `Recorded: ${data.recorded.what}. ` : ''}Counters are the pools' own (sp_pool_stats), sampled at the end of each phase while the other threads wait; the time per return is read inside each returning thread around its returns only. Each pool ran ${fmt(runsOf(data))} times, the pools taking turns; the steps play run 1.` };
+      note: sourceNote(data) };
   },
 };
+
+// Where the figures come from, and no more: a live run says how it was
+// measured; a recorded one says so first; made-up figures (?recorded=longest,
+// recorded.measured false) say what they are and claim no measurement.
+function sourceNote(data) {
+  const rec = data.recorded;
+  if (rec && rec.measured === false) return `${rec.label}: ${rec.what}. No pool ran: the counters and times are made up.`;
+  return `${rec ? `Recorded: ${rec.what}. ` : ''}Counters are the pools' own (sp_pool_stats), sampled at the end of each phase while the other threads wait; the time per return is read inside each returning thread around its returns only. Each pool ran ${fmt(runsOf(data))} times, the pools taking turns; the steps play run 1.`;
+}
 
 const sum = (a) => a.reduce((n, x) => n + x, 0);
 const runsOf = (data) => Math.max(...POOLS.map((p) => data.runs[p.id]?.length || 0));
