@@ -507,7 +507,9 @@ export declare class Scratchpack {
    * pooled segment, what is written goes to the stream (a copy it may keep)
    * and encoding waits while the stream asks to ('drain', `writer.ready`).
    * WASM holds at most the largest piece plus a segment. Resolves to the
-   * bytes written once the stream has accepted them all. On an error the
+   * bytes written once the stream has written them all (Node: each write's
+   * callback came without an error; WHATWG: the last write resolved), and
+   * rejects with SINK if a last write failed. On an error the
    * stream has received a prefix of the message; the promise rejects with
    * the code and path. Do not change the value until it settles. With
    * `compression`, neither layout can be written before the whole plain

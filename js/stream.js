@@ -8,9 +8,12 @@ import { ScratchpackError, codes } from './errors.js';
 /**
  * The writable as { write(chunk), done(), release() }: write() returns a
  * promise when the caller must wait before the next chunk (back-pressure)
- * and undefined when it may go on; done() resolves once every chunk was
- * accepted; release() lets go of the stream (listeners, the writer's lock)
- * whatever happened. Throws INVALID_ARGUMENT for anything else.
+ * and undefined when it may go on; done() resolves once the stream has
+ * written every chunk (Node: each write's callback came without an error;
+ * WHATWG: the last write's promise resolved), and rejects with the
+ * stream's failure if one did not; release() lets go of the stream
+ * (listeners, the writer's lock) whatever happened. Throws
+ * INVALID_ARGUMENT for anything else.
  */
 export function openWritable(writable) {
   if (writable && typeof writable.getWriter === 'function') return new WhatwgOut(writable.getWriter());
@@ -28,6 +31,12 @@ class NodeOut {
     this.stream = stream;
     this.error = null;
     this.wake = null;                   // the pending wait's (error) => void
+    this.unwritten = 0;                 // chunks whose write callback has not come
+    this.onWritten = (e) => {
+      this.unwritten--;
+      if (e) this.fail(this.stream.errored ?? e);     // (a destroyed stream's callbacks say only that)
+      else if (this.unwritten === 0) this.resume(null);
+    };
     this.onError = (e) => this.fail(e);
     this.onClose = () => this.fail(closedEarly());
     this.onDrain = () => this.resume(null);
@@ -56,18 +65,27 @@ class NodeOut {
 
   write(chunk) {
     this.check();
-    if (this.stream.write(chunk)) return undefined;
+    this.unwritten++;
+    if (this.stream.write(chunk, this.onWritten)) return undefined;
     this.check();                       // a write that failed at once says so here
     return new Promise((resolve, reject) => {
       this.wake = (e) => (e ? reject(e) : resolve());
     });
   }
 
+  // Resolves when every chunk's write callback came; a failure of the
+  // stream meanwhile (its 'error', a callback's error, close) rejects.
   async done() {
     this.check();
+    while (this.unwritten > 0) {
+      await new Promise((resolve, reject) => {
+        this.wake = (e) => (e ? reject(e) : resolve());
+      });
+      this.check();
+    }
   }
 
-  /** Stops a wait for 'drain' (the instance was closed): it rejects with e. */
+  /** Stops a wait for 'drain' or for the last writes (the instance was closed): it rejects with e. */
   cancel(e) {
     this.fail(e);
   }

@@ -81,6 +81,16 @@ class Fifo {
   }
 }
 
+// A typed array whose buffer was transferred (postMessage, structuredClone
+// with transfer) or shrunk after its call was made has lost the elements
+// the call was for: INVALID_ARGUMENT for that call, not an empty array or
+// a TypeError thrown where nothing catches it.
+function checkUnmoved(call) {
+  if (call.kind >= 0 && call.value.byteLength !== call.bytes)
+    throw new ScratchpackError(codes.INVALID_ARGUMENT, `the typed array of ${call.bytes} bytes given to encodeAsync ` +
+      `now has ${call.value.byteLength} (its buffer was transferred or resized before the call ran)`);
+}
+
 /**
  * What a task holds in linear memory at its peak: the staged elements, the
  * worker's segments while it writes, and the exact-size result (a MessagePack
@@ -137,7 +147,8 @@ export class Tasks {
     let resolve, reject;
     const promise = new Promise((res, rej) => { resolve = res; reject = rej; });
     // Worker calls get their task's fields (cost, task, src, ...) as they queue.
-    const call = { kind, value, via, signal, resolve, reject, onAbort: null, done: false, err: null, out: null, started: false };
+    const call = { kind, value, via, signal, resolve, reject, onAbort: null, done: false, err: null, out: null, started: false,
+      bytes: kind >= 0 ? value.byteLength : 0 };
     this.order.push(call);
     if (signal?.aborted) {
       this.complete(call, cancelled());
@@ -191,6 +202,7 @@ export class Tasks {
     const t0 = now();
     let out = null, err = null;
     try {
+      checkUnmoved(call);
       out = this.encodeHere(call.value, call.via);
     } catch (e) {
       err = e;
@@ -259,6 +271,12 @@ export class Tasks {
       if (busy > 0 && (call.alone || busy >= this.maxTasks || this.staged + call.cost > this.maxBytes)) break;
       this.waiting.shift();
       this.queued--;
+      try {
+        checkUnmoved(call);
+      } catch (e) {
+        this.complete(call, e);
+        continue;
+      }
       if (!this.start(call)) {
         if (this.running.size > 0) {    // the heap is full of other tasks: wait for them, then alone
           call.alone = true;
@@ -272,7 +290,8 @@ export class Tasks {
     this.holdProcess();
   }
 
-  // Stages a call's elements and task in linear memory and sets it going.
+  // Stages a call's elements and task in linear memory and sets it going
+  // (its array checked by checkUnmoved just before).
   // Returns false (nothing held) when the heap cannot give the memory.
   start(call) {
     const { heap, c, F } = this;

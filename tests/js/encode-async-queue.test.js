@@ -109,3 +109,25 @@ test('a call that finds the heap full waits for the calls in flight, then runs a
     sp.close();
   }
 });
+
+test('a queued typed array whose buffer is transferred rejects its own call (INVALID_ARGUMENT); the queue goes on', async () => {
+  for (const options of [{ threads: 0 }, { wasm: 'single' }]) {
+    const sp = await createScratchpack(options);
+    try {
+      const ahead = sp.encodeAsync(new Float64Array(1_000_000));       // runs first; the next one waits for it
+      const moved = new Float64Array(100_000).fill(1.5);
+      const lost = sp.encodeAsync(moved);
+      assert.equal(sp._tasks.counts().waiting, 1, 'the call is queued, not staged yet');
+      structuredClone(moved.buffer, { transfer: [moved.buffer] });    // as postMessage(moved, [moved.buffer]) does
+      const after = sp.encodeAsync(Int32Array.of(1, 2, 3));
+      const [a, l, b] = await Promise.allSettled([ahead, lost, after]);
+      assert.equal(a.status, 'fulfilled');
+      assert.equal(l.status, 'rejected');
+      assert.equal(l.reason.code, 'INVALID_ARGUMENT');
+      assert.match(l.reason.message, /800000 bytes .* now has 0 .*transferred/);
+      assert.deepEqual([...b.value], [0x93, 1, 2, 3]);
+    } finally {
+      sp.close();
+    }
+  }
+});

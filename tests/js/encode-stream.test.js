@@ -223,6 +223,25 @@ describe('errors mid-stream', () => {
     assert.ok(failing.destroyed);
   });
 
+  test('a Node writable: the call resolves once every chunk is written, and a failure of the last ones rejects it', async () => {
+    // A small message is one chunk, accepted at once: its failure comes after write() returned true.
+    const late = new Writable({ write(_c, _e, done) { setTimeout(() => done(new Error('disk gone')), 10); } });
+    await assert.rejects(sp.encodeToStream([1, 2, 3], late), (e) => e.code === 'SINK' && e.cause.message === 'disk gone');
+    const dir = await import('node:fs').then((fs) => fs.mkdtempSync('/tmp/sp-stream-'));
+    const { createWriteStream, rmSync } = await import('node:fs');
+    try {
+      const nowhere = createWriteStream(`${dir}/no/such/dir/x.msgpack`);      // fails to open, after the write
+      await assert.rejects(sp.encodeToStream({ rows: [1, 2, 3] }, nowhere), (e) => e.code === 'SINK' && e.cause.code === 'ENOENT');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+    let written = 0;
+    const slow = new Writable({ highWaterMark: 1 << 20, write(c, _e, done) { setTimeout(() => { written += c.length; done(); }, 5); } });
+    const n = await sp.encodeToStream({ a: 'x'.repeat(100000), b: records(100) }, slow);
+    assert.equal(written, n, 'every chunk written when the call resolves');
+    await new Promise((r) => setTimeout(r, 20));           // and no late 'error' ends this file
+  });
+
   test('close() stops a stream whose writable never drains: CANCELLED at once (Node and WHATWG)', async () => {
     const c = await createScratchpack();
     const stuck = new Writable({ highWaterMark: 1024, write() {} });   // never calls back
