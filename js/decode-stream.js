@@ -93,7 +93,10 @@ async function* messages(chunks, opt, maxMessage) {
     let p = 0;
     while (p < n) {
       if (!framer.inMessage) {          // a message starts here: try it in place
-        const v = decodeHere(chunk, p, opt, base);
+        // ...within maxMessageLength of here: a longer one is cut short
+        // there (TRUNCATED), and the framer refuses it as it passes the
+        // limit, before it is decoded whole.
+        const v = decodeHere(n - p > maxMessage ? chunk.subarray(0, p + maxMessage) : chunk, p, opt, base);
         if (v !== RUNS_ON) {
           if (topEnd - p > maxMessage) throw tooBig(base + p, maxMessage);
           p = topEnd;

@@ -255,3 +255,17 @@ describe('the instance method and decodeMultiple', () => {
     assert.throws(() => decodeMultiple('not bytes'), { code: 'INVALID_ARGUMENT' });
   });
 });
+
+test('maxMessageLength stops a message in one big chunk at the limit, before decoding past it', async () => {
+  // [2000-byte str, 0xc1]: read whole, the message fails MALFORMED at byte 2008; the limit must come first.
+  const m = new Uint8Array(5 + 3 + 2000 + 1);
+  m.set([0xdd, 0, 0, 0, 2, 0xda, 0x07, 0xd0]);
+  m[m.length - 1] = 0xc1;
+  for (const chunks of [[m], [m.subarray(0, 3), m.subarray(3)]]) {
+    await assert.rejects(async () => { for await (const v of decodeStream(chunks, { maxMessageLength: 1024 })) void v; },
+      (e) => e.code === 'LENGTH_LIMIT' && e.offset === 0, `chunks of ${chunks.map((c) => c.length)}`);
+  }
+  // Under the limit the same message gets as far as its real error.
+  await assert.rejects(async () => { for await (const v of decodeStream([m], { maxMessageLength: 4096 })) void v; },
+    (e) => e.code === 'MALFORMED' && e.offset === m.length - 1);
+});
