@@ -385,7 +385,7 @@ export class Scratchpack {
         ? numericKind(value) : -1;
       return this._tasks.run(kind, value, signal, via);
     } catch (e) {
-      return Promise.reject(e);
+      return this._tasks.refuse(e);                // in its turn, as every other outcome
     }
   }
 

@@ -182,6 +182,19 @@ export class Tasks {
     return promise;
   }
 
+  /** A call refused before it could be queued (a bad option, a closed
+   * instance): it rejects with err in its turn, after every earlier call. */
+  refuse(err) {
+    let reject;
+    const promise = new Promise((_, rej) => { reject = rej; });
+    if (this.closed) { reject(err); return promise; }
+    const call = { kind: -1, value: null, via: null, signal: null, resolve: null, reject, onAbort: null, done: false,
+      err: null, out: null, started: true, bytes: 0 };
+    this.order.push(call);
+    this.complete(call, err);
+    return promise;
+  }
+
   // Why a typed array cannot be staged (an error), or null.
   stageable(view) {
     const cost = taskCost(view);

@@ -90,3 +90,17 @@ test('a flood settles over many event-loop turns, in order', async () => {
   assert.ok(order.every((x, i) => x === i));
   sp.close();
 });
+
+test('a call refused for its arguments (a bad signal, bad options) rejects in its turn too', async () => {
+  const sp = await createScratchpack({ threads: 0 });
+  try {
+    const log = [];
+    const calls = [sp.encodeAsync(new Float64Array(1_000_000)), sp.encodeAsync(1, { signal: 'nope' }),
+      sp.encodeAsync(1, 5), sp.encodeAsync(Symbol('s')), sp.encodeAsync(2)];
+    await Promise.all(calls.map((p, i) => p.then(() => log.push(`${i}: ok`), (e) => log.push(`${i}: ${e.code}`))));
+    assert.deepEqual(log, ['0: ok', '1: INVALID_ARGUMENT', '2: INVALID_ARGUMENT', '3: UNSUPPORTED_TYPE', '4: ok']);
+  } finally {
+    sp.close();
+  }
+  await assert.rejects(sp.encodeAsync(1), { code: 'CLOSED' });
+});
