@@ -110,23 +110,32 @@ class WhatwgOut {
     this.last = null;                   // the last write's promise
     this.stop = null;                   // rejects when cancel() is called
     this.stopWith = null;
+    this.closed = false;                // the stream closed (before or while we wrote)
+    writer.closed?.then?.(() => { this.closed = true; }, () => {});
   }
 
   write(chunk) {
     const w = this.writer;
-    if (w.ready === undefined) {                       // a minimal writer: one chunk at a time
-      const p = w.write(chunk);
-      return typeof p?.then === 'function' ? this.stoppable(p) : undefined;
+    let p;
+    try {
+      p = w.write(chunk);
+    } catch (e) {                       // Node 20 throws an internal assertion on a closed stream
+      return this.stoppable(Promise.reject(e));
     }
-    const p = w.write(chunk);
+    if (w.ready === undefined)                         // a minimal writer: one chunk at a time
+      return typeof p?.then === 'function' ? this.stoppable(p) : undefined;
     p.catch(() => {});                  // its failure shows in ready or in done()
     this.last = p;
     return w.desiredSize > 0 ? undefined : this.stoppable(w.ready);
   }
 
-  // A wait that cancel() ends too.
+  // A wait that cancel() ends too. A write refused because the stream had
+  // closed is CANCELLED, as a closed Node writable is (the engine's own
+  // error for it differs between versions).
   stoppable(wait) {
-    return Promise.race([wait, this.stopper()]);
+    return Promise.race([wait, this.stopper()]).catch((e) => {
+      throw this.closed && !(e instanceof ScratchpackError) ? closedEarly() : e;
+    });
   }
 
   // The promise cancel() rejects, made when first needed.

@@ -242,6 +242,17 @@ describe('errors mid-stream', () => {
     await new Promise((r) => setTimeout(r, 20));           // and no late 'error' ends this file
   });
 
+  test('a writable closed before the call is CANCELLED, WHATWG as Node', async () => {
+    const ws = new WritableStream({ write() {} });
+    const w = ws.getWriter();
+    await w.close();
+    w.releaseLock();
+    await assert.rejects(sp.encodeToStream([1, 2], ws), { code: 'CANCELLED' });
+    const ended = new Writable({ write(_c, _e, done) { done(); } });
+    ended.end();
+    await assert.rejects(sp.encodeToStream([1, 2], ended), { code: 'CANCELLED' });
+  });
+
   test('close() stops a stream whose writable never drains: CANCELLED at once (Node and WHATWG)', async () => {
     const c = await createScratchpack();
     const stuck = new Writable({ highWaterMark: 1024, write() {} });   // never calls back
