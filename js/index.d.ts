@@ -543,8 +543,9 @@ export declare class Scratchpack {
    */
   encodeAsync<T>(this: Scratchpack, value: EncodableValue<T>,
     options?: { signal?: AbortSignalLike | undefined }): Promise<Uint8Array<ArrayBuffer>>;
-  /** Through a contract: encoded here, at once. */
-  encodeAsync<C extends Contract<any, any>>(this: Scratchpack, value: InferInput<C>, options: { readonly contract: C }): Promise<Uint8Array<ArrayBuffer>>;
+  /** Through a contract: encoded on this thread, in its turn in the queue; the signal as above. */
+  encodeAsync<C extends Contract<any, any>>(this: Scratchpack, value: InferInput<C>,
+    options: { readonly contract: C; signal?: AbortSignalLike | undefined }): Promise<Uint8Array<ArrayBuffer>>;
 
   /**
    * Decodes exactly one value; options override the instance's limits.

@@ -373,6 +373,7 @@ spc.encodeInto(crec, new Uint8Array(100), 0, { contract: CRec });
 spc.encodeInto(crec, new Uint8Array(100), { contract: CRec });
 spc.encodeView(crec, { contract: CRec }).release();
 await spc.encodeAsync(crec, { contract: CRec });
+await spc.encodeAsync(crec, { contract: CRec, signal: AbortSignal.timeout(5000) });
 const listOut: WritableStream<Uint8Array> = new WritableStream();
 const listSent: number = await spc.encodeToStream([crec, crec], listOut, { contract: CList });   // element by element
 void listSent;
