@@ -256,6 +256,7 @@ function makeContract(fields, options, names, name) {
     throw bad(`${what(name)}: compile: true, but this host refuses generated code (a Content-Security-Policy without 'unsafe-eval'?)`);
   if (fields === LATER) return c;                // loadContracts: defined and bound once all are made
   define(c, fields, names);
+  settleDefaults(c);
   checkClass(c);
   bindClass(c);
   return c;
@@ -319,10 +320,6 @@ function define(c, fields, names) {
     }
     if (seen.has(key)) throw bad(`${at}: key ${JSON.stringify(key)} is also field ${seen.get(key)}'s`);
     seen.set(key, name);
-    if (hasDefault) {
-      const why = unfit(node, def);
-      if (why !== null) throw bad(`${at}: the default is ${why}`);
-    }
     list.push(Object.freeze({ name, key, type: node, hasDefault, default: def }));
   }
   if (list.length === 0) throw bad(`${where}: no fields`);
@@ -378,6 +375,137 @@ function typeOf(spec, names, at) {
 
 const node = (kind, type, more) => Object.freeze({ kind, type, nullable: false, ...more });
 const nullable = (n) => (n.nullable ? n : Object.freeze({ ...n, type: `${n.type}?`, nullable: true }));
+
+// ---- defaults ------------------------------------------------------------------
+
+// Each default in the form decode gives the field's value, so that a
+// missing field and a written one read back alike: a number default of an
+// int64 field a BigInt (a number with int64: 'number'), a map's an object
+// (string keys) or a Map (integer keys), a typed-array field's a typed
+// array, a contract's an object of its class -- converted from what a
+// contract file (JSON) can say: numbers, arrays, objects. A default that is
+// none of the type is INVALID_ARGUMENT saying why. After define(): a
+// default of another contract of the file needs its fields.
+function settleDefaults(c) {
+  if (!c.fields.some((f) => f.hasDefault)) return;
+  c.fields = Object.freeze(c.fields.map((f) => {
+    if (!f.hasDefault) return f;
+    try {
+      return Object.freeze({ ...f, default: decodedForm(f.type, f.default, c.int64, new Map()) });
+    } catch (e) {
+      if (!(e instanceof Unfit)) throw e;
+      throw bad(`${what(c.name)}, field ${f.name}: the default is ${e.message}`);
+    }
+  }));
+}
+
+class Unfit extends Error {}
+
+const INT64 = { true: [-(2n ** 63n), 2n ** 63n - 1n], false: [0n, 2n ** 64n - 1n] };
+
+// v as decode would give a value of type n, or Unfit. seen: copies made so
+// far (a default that holds itself is copied once).
+function decodedForm(n, v, int64, seen) {
+  if (v === null || v === undefined) {
+    if (n.nullable || n.kind === 'any') return v;
+    throw new Unfit(`${describeValue(v)}, and the type is not nullable`);
+  }
+  const no = () => new Unfit(`${describeValue(v)}, not a ${n.type}`);
+  if (typeof v === 'object' && seen.has(v)) return seen.get(v);
+  switch (n.kind) {
+    case 'big': return bigForm(n, v, int64, no);
+    case 'array': {
+      if (!Array.isArray(v)) throw no();
+      const out = [];
+      seen.set(v, out);
+      for (const x of v) out.push(decodedForm(n.elem, x, int64, seen));
+      return out;
+    }
+    case 'typed': return typedForm(n, v, no);
+    case 'bin':
+      if (v instanceof Uint8Array) return v;
+      if (Array.isArray(v) && v.every((b) => Number.isInteger(b) && b >= 0 && b <= 255)) return Uint8Array.from(v);
+      throw no();
+    case 'map': return n.key.kind === 'str' ? strMapForm(n, v, int64, seen, no) : intMapForm(n, v, int64, seen, no);
+    case 'contract': return contractForm(n.contract, v, int64, seen, no);
+    default: {
+      const why = unfit(n, v);
+      if (why !== null) throw new Unfit(why);
+      return v;
+    }
+  }
+}
+
+function bigForm(n, v, int64, no) {
+  const b = typeof v === 'bigint' ? v : Number.isSafeInteger(v) ? BigInt(v) : null;
+  const [lo, hi] = INT64[n.signed];
+  if (b === null || b < lo || b > hi) throw no();
+  if (int64 !== 'number') return b;
+  if (b < BigInt(Number.MIN_SAFE_INTEGER) || b > BigInt(Number.MAX_SAFE_INTEGER))
+    throw new Unfit(`${v}, beyond what a number holds exactly (int64: 'number')`);
+  return Number(b);
+}
+
+function typedForm(n, v, no) {
+  if (v instanceof n.ctor) return v;
+  if (!Array.isArray(v)) throw no();
+  const big = n.ctor === globalThis.BigInt64Array || n.ctor === globalThis.BigUint64Array;
+  const out = new n.ctor(v.length);
+  for (let i = 0; i < v.length; i++) {
+    const x = v[i];
+    const e = big ? (typeof x === 'bigint' ? x : Number.isSafeInteger(x) ? BigInt(x) : null) : typeof x === 'number' ? x : null;
+    if (e !== null) out[i] = e;
+    // Held exactly (a float32 default may round, as the wire value does).
+    if (e === null || (out[i] !== e && !(n.ctor === Float32Array && out[i] === Math.fround(e)) && !Number.isNaN(e)))
+      throw new Unfit(`an array holding ${describeValue(x)}, not a ${n.type}`);
+  }
+  return out;
+}
+
+function strMapForm(n, v, int64, seen, no) {
+  if (typeof v !== 'object' || Array.isArray(v)) throw no();
+  const entries = v instanceof Map ? [...v] : Object.keys(v).map((k) => [k, v[k]]);
+  const out = {};
+  seen.set(v, out);
+  for (const [k, x] of entries) {
+    if (typeof k !== 'string') throw new Unfit(`a map whose key ${String(k)} is not a string`);
+    Object.defineProperty(out, k, { value: decodedForm(n.value, x, int64, seen), enumerable: true, writable: true, configurable: true });
+  }
+  return out;
+}
+
+function intMapForm(n, v, int64, seen, no) {
+  if (typeof v !== 'object' || Array.isArray(v)) throw no();
+  const entries = v instanceof Map ? [...v] : Object.keys(v).map((k) => [String(Number(k)) === k ? Number(k) : k, v[k]]);
+  const out = new Map();
+  seen.set(v, out);
+  for (const [k, x] of entries) {
+    if (!Number.isInteger(k) || k < n.key.lo || k > n.key.hi) throw new Unfit(`a map whose key ${String(k)} is not an ${n.key.type}`);
+    out.set(k, decodedForm(n.value, x, int64, seen));
+  }
+  return out;
+}
+
+// An object of c's class (or a plain one) with v's own fields, c's fields
+// in their decoded form. A field c does not have is kept as it is.
+function contractForm(c, v, int64, seen, no) {
+  if (typeof v !== 'object' || Array.isArray(v) || v instanceof Map) throw no();
+  const out = Object.create(c.class !== null ? c.class.prototype : Object.getPrototypeOf(v));
+  seen.set(v, out);
+  const types = new Map(c.fields.map((f) => [f.name, f.type]));
+  for (const k of Object.keys(v)) {
+    const t = types.get(k);
+    let x;
+    try {
+      x = t === undefined ? v[k] : decodedForm(t, v[k], c.int64, seen);
+    } catch (e) {
+      if (e instanceof Unfit) throw new Unfit(`${describeValue(v)} whose ${k} is ${e.message}`);
+      throw e;
+    }
+    Object.defineProperty(out, k, { value: x, enumerable: true, writable: true, configurable: true });
+  }
+  return out;
+}
 
 // Why v is not a value of type n (a phrase), or null when it is.
 function unfit(n, v) {
@@ -440,6 +568,7 @@ export function loadContracts(doc, options = {}) {
     made.push([c, d.fields]);
   }
   for (const [c, fields] of made) define(c, fields, names);
+  for (const [c] of made) settleDefaults(c);
   for (const [c] of made) checkClass(c);
   for (const [c] of made) bindClass(c);
   return Object.freeze(Object.fromEntries(names));

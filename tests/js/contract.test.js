@@ -303,6 +303,40 @@ for (const compile of [true, false]) {
   });
 }
 
+test('a default reads back in the form decode gives the field (a missing field as a written one)', () => {
+  const P = contract({ x: 'int8', y: 'int64' }, { name: 'P' });
+  const fields = {
+    u: { type: 'uint64', default: 5 }, m: { type: { map: ['string', 'uint64'] }, default: { a: 2 } },
+    im: { type: { map: ['int32', 'int8'] }, default: { 1: 2, '-3': 4 } }, ta: { type: 'int32[]', default: [1, 2] },
+    b: { type: 'bin', default: [1, 2] }, p: { type: P, default: { x: 1, y: 7 } }, l: { type: ['uint64'], default: [1] },
+  };
+  for (const int64 of ['bigint', 'number']) {
+    const C = contract(fields, { int64 });
+    const missing = C.decode(Uint8Array.of(0x80));
+    const written = C.decode(C.encode(missing));
+    assert.deepEqual(missing, written, int64);
+    const big = int64 === 'bigint' ? (x) => BigInt(x) : (x) => x;
+    assert.equal(missing.u, big(5));
+    assert.deepEqual(missing.m, { a: big(2) });
+    assert.deepEqual(missing.im, new Map([[1, 2], [-3, 4]]));
+    assert.deepEqual(missing.ta, Int32Array.of(1, 2));
+    assert.deepEqual(missing.b, Uint8Array.of(1, 2));
+    assert.equal(typeof missing.p.y, 'bigint', 'a nested contract keeps its own int64');
+    assert.deepEqual(missing.l, [big(1)]);
+  }
+  // The same from a contract file, which can only say numbers, arrays and objects.
+  const { T } = contract({ contracts: { T: { keys: 'index', fields: { n: { type: 'int64', default: 3 }, q: { type: 'Q', default: { z: 2 } } } },
+    Q: { fields: { z: 'uint64' } } } });
+  assert.deepEqual(T.decode(Uint8Array.of(0x90)), { n: 3n, q: { z: 2n } });
+  const bad = (f, o, re) => assert.throws(() => contract(f, o), (e) => e.code === 'INVALID_ARGUMENT' && re.test(e.message), Object.keys(f).join());
+  bad({ x: { type: { map: ['string', 'int32'] }, default: [] } }, {}, /field x: the default is an Array, not a \{map/);
+  bad({ x: { type: { map: ['int32', 'int32'] }, default: { a: 1 } } }, {}, /key a is not an int32/);
+  bad({ x: { type: 'int64', default: 2n ** 60n } }, { int64: 'number' }, /beyond what a number holds/);
+  bad({ x: { type: 'uint64', default: -1 } }, {}, /the default is a negative number, not a uint64|the default is .*not a uint64/);
+  bad({ p: { type: P, default: { x: 'no' } } }, {}, /field p: the default is .* whose x is a string, not a int8/);
+  bad({ a: { type: 'int32[]', default: [1.5] } }, {}, /an array holding .*, not a int32\[\]/);
+});
+
 test('array(): a contract of T[], nested too, with paths through the elements', () => {
   const P = contract({ x: 'int8' }, { keys: 'index' });
   const L = P.array(), LL = L.array();
