@@ -83,9 +83,11 @@ function remember(o, keys, base, result) {
 function checked(o, keys, base) {
   const r = { ...base, ...o };
   const bad = (what) => new ScratchpackError(codes.INVALID_ARGUMENT, what);
-  for (const k of keys)                       // a misspelt name is an error, not a default
+  for (const k of keys) {                     // a misspelt name is an error, not a default
     if (!(k in decodeDefaults) && k !== 'contract')   // (contract.js)
       throw bad(`unknown decode option '${k}'; known: ${Object.keys(decodeDefaults).join(', ')}`);
+    if (o[k] === undefined) throw bad(`decode option '${k}' is undefined: leave it out for its default`);
+  }
   if (!int64Modes.includes(r.int64)) throw bad(`int64 must be one of ${int64Modes.join(', ')}`);
   if (!mapModes.includes(r.maps)) throw bad(`maps must be one of ${mapModes.join(', ')}`);
   if (r.binary !== 'copy' && r.binary !== 'view') throw bad("binary must be 'copy' or 'view'");

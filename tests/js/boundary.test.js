@@ -39,6 +39,12 @@ describe('options', () => {
     assert.throws(() => decode(Uint8Array.of(1), { maxDepht: 3 }), invalid(/unknown decode option 'maxDepht'/));
   });
 
+  test('an explicit undefined decode option is INVALID_ARGUMENT naming it, as the README says', () => {
+    for (const k of ['extensions', 'contract', 'maps', 'maxDepth'])
+      assert.throws(() => decode(Uint8Array.of(1), { [k]: undefined }), invalid(new RegExp(`decode option '${k}' is undefined`)));
+    assert.equal(decode(Uint8Array.of(1), { extensions: null }), 1);
+  });
+
   test("an instance's own decode hooks are not options a caller can name", () => {
     const ints = sp.encode(Array.from({ length: 300 }, (_, i) => i));
     for (const name of ['bulkRead', 'inflate'])
