@@ -107,7 +107,12 @@ async function* messages(chunks, opt, maxMessage) {
         framer.begin(base + p);
       }
       const start = framer.messageAt;
-      const end = framer.scan(chunk, p, n, base);
+      let end;
+      try {
+        end = framer.scan(chunk, p, n, base);
+      } catch (e) {
+        throw earlierError(e, buf, used, chunk.subarray(p, n), opt, start);
+      }
       const stop = end < 0 ? n : end;
       if (buf === null || used + stop - p > buf.length)
         buf = grown(buf, used, used + stop - p);
@@ -129,6 +134,25 @@ async function* messages(chunks, opt, maxMessage) {
 }
 
 const RUNS_ON = Symbol('runs on');
+
+// The framer stopped the message at e (a limit, malformed framing); the
+// decoder may find an error before that offset that framing does not see
+// (a timestamp's nanoseconds): that one, as decode() of the whole message
+// reports it, however the input was cut. The message so far is
+// buf[0, used) and the rest of the chunk.
+function earlierError(e, buf, used, rest, opt, start) {
+  if (!(e instanceof ScratchpackError) || !(e.offset >= 0)) return e;
+  const bytes = new Uint8Array(used + rest.length);
+  if (used > 0) bytes.set(buf.subarray(0, used));
+  bytes.set(rest, used);
+  try {
+    decodeMessage(bytes, opt, start);
+  } catch (d) {
+    if (d instanceof ScratchpackError && d.offset < e.offset && d.code !== codes.TRUNCATED &&
+        d.code !== codes.TRAILING_BYTES) return d;
+  }
+  return e;
+}
 
 // The message at chunk[p]: its value, or RUNS_ON when it goes on past the chunk.
 function decodeHere(chunk, p, opt, base) {

@@ -114,6 +114,7 @@ export class Framer {
   // container. Returns true when that ended the message.
   sized(end) {
     const n = this.len, opt = this.opt, at = this.tokenAt;
+    if (end - this.messageAt > this.maxMessage) throw this.tooBig();      // its header alone passes the cap
     switch (this.kind) {
       case STR: if (n > opt.maxStrLength) throw limit(n, opt.maxStrLength, at, 'str length'); return this.body(n, end);
       case BIN: if (n > opt.maxBinLength) throw limit(n, opt.maxBinLength, at, 'bin length'); return this.body(n, end);

@@ -269,3 +269,18 @@ test('maxMessageLength stops a message in one big chunk at the limit, before dec
   await assert.rejects(async () => { for await (const v of decodeStream([m], { maxMessageLength: 4096 })) void v; },
     (e) => e.code === 'MALFORMED' && e.offset === m.length - 1);
 });
+
+test('however the input is cut, a message fails as decode() of it does: the first error, and maxMessageLength counting headers', async () => {
+  const fail = async (chunks, opt) => {
+    try { for await (const v of decodeStream(chunks, opt)) void v; } catch (e) { return `${e.code}@${e.offset}`; }
+    return 'no error';
+  };
+  const cuts = (m) => [[m], ...Array.from({ length: m.length - 1 }, (_, i) => [m.subarray(0, i + 1), m.subarray(i + 1)]),
+    Array.from(m, (b) => Uint8Array.of(b))];
+  // [a timestamp with 2^30 nanoseconds (MALFORMED at 1), a str over maxStrLength (LENGTH_LIMIT at 11)]
+  const m = Uint8Array.from([0x92, 0xd7, 0xff, 0xff, 0xff, 0xff, 0xfc, 0, 0, 0, 1, 0xb5, ...new Array(21).fill(0x78)]);
+  for (const chunks of cuts(m)) assert.equal(await fail(chunks, { maxStrLength: 20 }), 'MALFORMED@1', chunks.map((c) => c.length).join());
+  // Headers count toward maxMessageLength: an empty array16 is 3 bytes, an empty str32 5.
+  for (const [bytes, max] of [[[0xdc, 0, 0], 2], [[0x91, 0xdb, 0, 0, 0, 0], 4]])
+    for (const chunks of cuts(Uint8Array.from(bytes))) assert.equal(await fail(chunks, { maxMessageLength: max }), 'LENGTH_LIMIT@0');
+});
