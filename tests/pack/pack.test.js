@@ -76,11 +76,12 @@ test('npm pack from a clean clone builds and ships every file, installs, and run
   writeFileSync(join(app, 'top.cjs'), `
     const { encode, decode } = require('scratchpack');
     const back = decode(encode({ top: 'require', s: 'x'.repeat(20000) }));   // past the JS scratch: into C
-    console.log(JSON.stringify({ top: back.top, s: back.s.length }));`);
+    console.log(JSON.stringify({ top: back.top, s: back.s.length, version: require('scratchpack/package.json').version }));`);
   const imported = await run(join(bin, 'node'), ['top.mjs'], { cwd: app, env, timeout: 30000 });
   assert.deepEqual(JSON.parse(imported.stdout), { top: 'import', t: [1, 2] });
   const required = await run(join(bin, 'node'), ['top.cjs'], { cwd: app, env, timeout: 30000 });
-  assert.deepEqual(JSON.parse(required.stdout), { top: 'require', s: 20000 });
+  const version = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')).version;
+  assert.deepEqual(JSON.parse(required.stdout), { top: 'require', s: 20000, version });   // scratchpack/package.json resolves
 });
 
 // (The two tests below use the install of the one above.)
