@@ -31,7 +31,9 @@ inspect   Prints each MessagePack token of file (stdin when there is no file
 
 JSON: bin and ext data in base64 (ext as {"type", "data"}), integers beyond
 2^53 and NaN/Infinity as strings, timestamps as ISO 8601, and a map's keys
-that are not strings as their JSON text (1 -> "1").
+that are not strings as their JSON text (1 -> "1"; a map where two keys
+would then be equal is an array of [key, value] pairs). LZ4-compressed
+messages are shown as they are on the wire (ext 99 or 98), not inflated.
 
 Exit codes: 0 the input is valid MessagePack, 1 it is not or it passes a
 limit (nesting deeper than 500; the error is on stderr), 2 bad usage, or a
