@@ -39,6 +39,8 @@ export function streamOptions(options, base = decodeDefaults) {
   if (options === undefined || options === null) return [base, MAX_MESSAGE];
   if (typeof options !== 'object') throw new ScratchpackError(codes.INVALID_ARGUMENT, `decode options must be an object, not ${typeof options}`);
   const { maxMessageLength = MAX_MESSAGE, ...rest } = options;
+  if (Object.hasOwn(options, 'maxMessageLength') && options.maxMessageLength === undefined)
+    throw new ScratchpackError(codes.INVALID_ARGUMENT, "decode option 'maxMessageLength' is undefined: leave it out for its default");
   if (!Number.isSafeInteger(maxMessageLength) || maxMessageLength < 1)
     throw new ScratchpackError(codes.INVALID_ARGUMENT, 'maxMessageLength must be a positive integer');
   return [decodeOptions(rest, base), maxMessageLength];
@@ -139,12 +141,15 @@ const RUNS_ON = Symbol('runs on');
 // decoder may find an error before that offset that framing does not see
 // (a timestamp's nanoseconds): that one, as decode() of the whole message
 // reports it, however the input was cut. The message so far is
-// buf[0, used) and the rest of the chunk.
+// buf[0, used) and the rest of the chunk; only its bytes before e's
+// offset are read (an error of a token before it lies there), so the cost
+// is bounded by what the framer let through.
 function earlierError(e, buf, used, rest, opt, start) {
-  if (!(e instanceof ScratchpackError) || !(e.offset >= 0)) return e;
-  const bytes = new Uint8Array(used + rest.length);
-  if (used > 0) bytes.set(buf.subarray(0, used));
-  bytes.set(rest, used);
+  if (!(e instanceof ScratchpackError) || !(e.offset > start)) return e;
+  const n = Math.min(e.offset - start, used + rest.length);
+  const bytes = new Uint8Array(n);
+  if (used > 0) bytes.set(buf.subarray(0, Math.min(used, n)));
+  if (n > used) bytes.set(rest.subarray(0, n - used), used);
   try {
     decodeMessage(bytes, opt, start);
   } catch (d) {

@@ -40,8 +40,14 @@ function checkTimestamp(b) {
 // Anything else -- a string, a plain object, 256 or 1.5 in an array -- is
 // INVALID_ARGUMENT, not bytes made up from it.
 function bytesOf(data) {
-  if (data instanceof ArrayBuffer || isShared(data)) return new Uint8Array(data.slice(0));
-  if (ArrayBuffer.isView(data)) return new Uint8Array(data.buffer.slice(data.byteOffset, data.byteOffset + data.byteLength));
+  if (data instanceof ArrayBuffer || isShared(data) || ArrayBuffer.isView(data)) {
+    try {
+      return ArrayBuffer.isView(data) ? new Uint8Array(data.buffer.slice(data.byteOffset, data.byteOffset + data.byteLength))
+        : new Uint8Array(data.slice(0));
+    } catch (e) {                       // a detached (transferred) buffer
+      throw new ScratchpackError(codes.INVALID_ARGUMENT, 'ext data is over a detached (transferred) buffer', { cause: e });
+    }
+  }
   if (!Array.isArray(data))
     throw new ScratchpackError(codes.INVALID_ARGUMENT, `ext data must be a Uint8Array, an ArrayBuffer, a typed array or an array of bytes, not ${kindOf(data)}`);
   const out = new Uint8Array(data.length);

@@ -31,12 +31,11 @@ class NodeOut {
     this.stream = stream;
     this.error = null;
     this.wake = null;                   // the pending wait's (error) => void
+    // A Node Writable (one that says how much it buffers) calls back once
+    // per write: done() waits for those. A duck-typed writable that may
+    // never call back is taken as it was: accepted is written.
+    this.tracked = typeof stream.writableLength === 'number';
     this.unwritten = 0;                 // chunks whose write callback has not come
-    this.onWritten = (e) => {
-      this.unwritten--;
-      if (e) this.fail(this.stream.errored ?? e);     // (a destroyed stream's callbacks say only that)
-      else if (this.unwritten === 0) this.resume(null);
-    };
     this.onError = (e) => this.fail(e);
     this.onClose = () => this.fail(closedEarly());
     this.onDrain = () => this.resume(null);
@@ -63,10 +62,28 @@ class NodeOut {
     if (this.error !== null) throw this.error;
   }
 
+  // The callback of one write: counted once, however often it is called.
+  written() {
+    let called = false;
+    return (e) => {
+      if (called) return;
+      called = true;
+      this.unwritten--;
+      if (e) this.fail(this.stream.errored ?? e);     // (a destroyed stream's callbacks say only that)
+      else if (this.unwritten === 0) this.resume(null);
+    };
+  }
+
   write(chunk) {
     this.check();
-    this.unwritten++;
-    if (this.stream.write(chunk, this.onWritten)) return undefined;
+    let ok;
+    if (this.tracked) {
+      this.unwritten++;
+      ok = this.stream.write(chunk, this.written());
+    } else {
+      ok = this.stream.write(chunk);
+    }
+    if (ok) return undefined;
     this.check();                       // a write that failed at once says so here
     return new Promise((resolve, reject) => {
       this.wake = (e) => (e ? reject(e) : resolve());
@@ -74,10 +91,12 @@ class NodeOut {
   }
 
   // Resolves when every chunk's write callback came; a failure of the
-  // stream meanwhile (its 'error', a callback's error, close) rejects.
+  // stream meanwhile (its 'error', a callback's error, close) rejects. A
+  // corked stream calls back only once uncorked, after this call: its
+  // chunks were accepted, and that is all it can say now.
   async done() {
     this.check();
-    while (this.unwritten > 0) {
+    while (this.unwritten > 0 && !(this.stream.writableCorked > 0)) {
       await new Promise((resolve, reject) => {
         this.wake = (e) => (e ? reject(e) : resolve());
       });

@@ -82,9 +82,11 @@ class Fifo {
 }
 
 // A typed array whose buffer was transferred (postMessage, structuredClone
-// with transfer) or shrunk after its call was made has lost the elements
-// the call was for: INVALID_ARGUMENT for that call, not an empty array or
-// a TypeError thrown where nothing catches it.
+// with transfer) or resized after its call was made no longer holds the
+// elements the call was for: INVALID_ARGUMENT for that call, not an empty
+// array or a TypeError thrown where nothing catches it. (A growing
+// length-tracking view too: the queue sized its place by the length at the
+// call; keep an array's length while its call is pending.)
 function checkUnmoved(call) {
   if (call.kind >= 0 && call.value.byteLength !== call.bytes)
     throw new ScratchpackError(codes.INVALID_ARGUMENT, `the typed array of ${call.bytes} bytes given to encodeAsync ` +

@@ -284,3 +284,8 @@ test('however the input is cut, a message fails as decode() of it does: the firs
   for (const [bytes, max] of [[[0xdc, 0, 0], 2], [[0x91, 0xdb, 0, 0, 0, 0], 4]])
     for (const chunks of cuts(Uint8Array.from(bytes))) assert.equal(await fail(chunks, { maxMessageLength: max }), 'LENGTH_LIMIT@0');
 });
+
+test('an explicit maxMessageLength: undefined is INVALID_ARGUMENT, as every decode option', async () => {
+  await assert.rejects(async () => { for await (const v of decodeStream([Uint8Array.of(1)], { maxMessageLength: undefined })) void v; },
+    (e) => e.code === 'INVALID_ARGUMENT' && /maxMessageLength' is undefined/.test(e.message));
+});

@@ -242,6 +242,20 @@ describe('errors mid-stream', () => {
     await new Promise((r) => setTimeout(r, 20));           // and no late 'error' ends this file
   });
 
+  test('a writable that never calls back (duck-typed) or is corked resolves once its chunks are accepted', async () => {
+    const { EventEmitter } = await import('node:events');
+    const got = [];
+    class Duck extends EventEmitter { write(c) { got.push(c); return true; } }   // write(chunk): boolean, as index.d.ts allows
+    assert.equal(await sp.encodeToStream({ a: 1 }, new Duck()), 4);
+    assert.deepEqual(decode(Buffer.concat(got)), { a: 1 });
+    const { w, bytes } = nodeSink();
+    w.cork();
+    const n = await sp.encodeToStream({ b: 'x'.repeat(1000) }, w);        // Node calls back only after uncork()
+    w.uncork();
+    await new Promise((r) => setImmediate(r));
+    assert.equal(bytes().length, n);
+  });
+
   test('a writable closed before the call is CANCELLED, WHATWG as Node', async () => {
     const ws = new WritableStream({ write() {} });
     const w = ws.getWriter();

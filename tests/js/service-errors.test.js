@@ -223,6 +223,9 @@ describe('(c, d) bad options and a bad Ext type are INVALID_ARGUMENT', () => {
     new Uint8Array(buf)[0] = 9;
     assert.deepEqual(e.data, whole, 'a copy of the ArrayBuffer');
     assert.equal(new Ext(1, whole).data, whole, 'a Uint8Array is kept');
+    const gone = new ArrayBuffer(8), g16 = new Uint16Array(gone), gdv = new DataView(gone);
+    structuredClone(gone, { transfer: [gone] });
+    for (const d of [gone, g16, gdv]) assert.throws(() => new Ext(1, d), isError(codes.INVALID_ARGUMENT, (e) => assert.match(e.message, /detached/)));
   });
 });
 
