@@ -104,10 +104,16 @@ export class Contract {
     this._sinks = [];                 // encode()'s GrowSinks, one per nesting level
     // Until the code is made (on first use: a contract file's contracts may
     // refer to each other in any order), these make it and go on.
-    this._enc = (v, depth) => { this._build(); return this._enc(v, depth); };
-    this._dec = (depth) => { this._build(); return this._dec(depth); };
+    this._unbuild();
     addEntries(this);
     Object.defineProperty(this, '_sinks', { enumerable: false });
+  }
+
+  // Back to making the code on next use (its fields' defaults changed).
+  _unbuild() {
+    this._built = false;
+    this._enc = (v, depth) => { this._build(); return this._enc(v, depth); };
+    this._dec = (depth) => { this._build(); return this._dec(depth); };
   }
 
   // Makes the encoder and decoder: generated, unless this host refuses eval or the contract asks not to.
@@ -256,7 +262,8 @@ function makeContract(fields, options, names, name) {
     throw bad(`${what(name)}: compile: true, but this host refuses generated code (a Content-Security-Policy without 'unsafe-eval'?)`);
   if (fields === LATER) return c;                // loadContracts: defined and bound once all are made
   define(c, fields, names);
-  settleDefaults(c);
+  settleDefaults(c, false);
+  settleDefaults(c, true);
   checkClass(c);
   bindClass(c);
   return c;
@@ -382,22 +389,28 @@ const nullable = (n) => (n.nullable ? n : Object.freeze({ ...n, type: `${n.type}
 // missing field and a written one read back alike: a number default of an
 // int64 field a BigInt (a number with int64: 'number'), a map's an object
 // (string keys) or a Map (integer keys), a typed-array field's a typed
-// array, a contract's an object of its class -- converted from what a
-// contract file (JSON) can say: numbers, arrays, objects. A default that is
-// none of the type is INVALID_ARGUMENT saying why. After define(): a
-// default of another contract of the file needs its fields.
-function settleDefaults(c) {
-  if (!c.fields.some((f) => f.hasDefault)) return;
+// array, a contract's what that contract decodes from it written (its
+// missing fields given their defaults) -- converted from what a contract
+// file (JSON) can say: numbers, arrays, objects. A default that is none of
+// the type is INVALID_ARGUMENT saying why. In two passes, after define():
+// first every default but the contracts inside them, then those, written
+// and read through their contracts, whose own defaults are settled by then.
+function settleDefaults(c, contracts) {
+  if (!c.fields.some((f) => f.hasDefault && (!contracts || holdsContract(f.type)))) return;
   c.fields = Object.freeze(c.fields.map((f) => {
-    if (!f.hasDefault) return f;
+    if (!f.hasDefault || (contracts && !holdsContract(f.type))) return f;
     try {
-      return Object.freeze({ ...f, default: decodedForm(f.type, f.default, c.int64, new Map()) });
+      return Object.freeze({ ...f, default: decodedForm(f.type, f.default, c.int64, new Map(), contracts) });
     } catch (e) {
       if (!(e instanceof Unfit)) throw e;
       throw bad(`${what(c.name)}, field ${f.name}: the default is ${e.message}`);
     }
   }));
+  c._unbuild();                         // code made meanwhile (to write a default) had the old ones
 }
+
+const holdsContract = (n) => n.kind === 'contract' || (n.kind === 'array' && holdsContract(n.elem)) ||
+  (n.kind === 'map' && holdsContract(n.value));
 
 class Unfit extends Error {}
 
@@ -405,7 +418,7 @@ const INT64 = { true: [-(2n ** 63n), 2n ** 63n - 1n], false: [0n, 2n ** 64n - 1n
 
 // v as decode would give a value of type n, or Unfit. seen: copies made so
 // far (a default that holds itself is copied once).
-function decodedForm(n, v, int64, seen) {
+function decodedForm(n, v, int64, seen, contracts = true) {
   if (v === null || v === undefined) {
     if (n.nullable || n.kind === 'any') return v;
     throw new Unfit(`${describeValue(v)}, and the type is not nullable`);
@@ -418,16 +431,16 @@ function decodedForm(n, v, int64, seen) {
       if (!Array.isArray(v)) throw no();
       const out = [];
       seen.set(v, out);
-      for (const x of v) out.push(decodedForm(n.elem, x, int64, seen));
+      for (const x of v) out.push(decodedForm(n.elem, x, int64, seen, contracts));
       return out;
     }
     case 'typed': return typedForm(n, v, no);
     case 'bin':
-      if (v instanceof Uint8Array) return v;
+      if (v instanceof Uint8Array) return v.constructor === Uint8Array ? v : new Uint8Array(v);   // a Buffer: decode gives a Uint8Array
       if (Array.isArray(v) && v.every((b) => Number.isInteger(b) && b >= 0 && b <= 255)) return Uint8Array.from(v);
       throw no();
-    case 'map': return n.key.kind === 'str' ? strMapForm(n, v, int64, seen, no) : intMapForm(n, v, int64, seen, no);
-    case 'contract': return contractForm(n.contract, v, int64, seen, no);
+    case 'map': return n.key.kind === 'str' ? strMapForm(n, v, int64, seen, no, contracts) : intMapForm(n, v, int64, seen, no, contracts);
+    case 'contract': return contracts ? contractForm(n.contract, v, seen, no) : v;
     default: {
       const why = unfit(n, v);
       if (why !== null) throw new Unfit(why);
@@ -447,7 +460,7 @@ function bigForm(n, v, int64, no) {
 }
 
 function typedForm(n, v, no) {
-  if (v instanceof n.ctor) return v;
+  if (v instanceof n.ctor) return v.constructor === n.ctor ? v : new n.ctor(v);   // a Buffer for uint8[]: a plain copy
   if (!Array.isArray(v)) throw no();
   const big = n.ctor === globalThis.BigInt64Array || n.ctor === globalThis.BigUint64Array;
   const out = new n.ctor(v.length);
@@ -462,48 +475,42 @@ function typedForm(n, v, no) {
   return out;
 }
 
-function strMapForm(n, v, int64, seen, no) {
+function strMapForm(n, v, int64, seen, no, contracts) {
   if (typeof v !== 'object' || Array.isArray(v)) throw no();
   const entries = v instanceof Map ? [...v] : Object.keys(v).map((k) => [k, v[k]]);
   const out = {};
   seen.set(v, out);
   for (const [k, x] of entries) {
     if (typeof k !== 'string') throw new Unfit(`a map whose key ${String(k)} is not a string`);
-    Object.defineProperty(out, k, { value: decodedForm(n.value, x, int64, seen), enumerable: true, writable: true, configurable: true });
+    Object.defineProperty(out, k, { value: decodedForm(n.value, x, int64, seen, contracts), enumerable: true, writable: true, configurable: true });
   }
   return out;
 }
 
-function intMapForm(n, v, int64, seen, no) {
+function intMapForm(n, v, int64, seen, no, contracts) {
   if (typeof v !== 'object' || Array.isArray(v)) throw no();
   const entries = v instanceof Map ? [...v] : Object.keys(v).map((k) => [String(Number(k)) === k ? Number(k) : k, v[k]]);
   const out = new Map();
   seen.set(v, out);
   for (const [k, x] of entries) {
     if (!Number.isInteger(k) || k < n.key.lo || k > n.key.hi) throw new Unfit(`a map whose key ${String(k)} is not an ${n.key.type}`);
-    out.set(k, decodedForm(n.value, x, int64, seen));
+    out.set(k, decodedForm(n.value, x, int64, seen, contracts));
   }
   return out;
 }
 
-// An object of c's class (or a plain one) with v's own fields, c's fields
-// in their decoded form. A field c does not have is kept as it is.
-function contractForm(c, v, int64, seen, no) {
+// What c decodes from v written through it: its class, its missing fields
+// given their defaults (or null), its int64s as c has them.
+function contractForm(c, v, seen, no) {
   if (typeof v !== 'object' || Array.isArray(v) || v instanceof Map) throw no();
-  const out = Object.create(c.class !== null ? c.class.prototype : Object.getPrototypeOf(v));
-  seen.set(v, out);
-  const types = new Map(c.fields.map((f) => [f.name, f.type]));
-  for (const k of Object.keys(v)) {
-    const t = types.get(k);
-    let x;
-    try {
-      x = t === undefined ? v[k] : decodedForm(t, v[k], c.int64, seen);
-    } catch (e) {
-      if (e instanceof Unfit) throw new Unfit(`${describeValue(v)} whose ${k} is ${e.message}`);
-      throw e;
-    }
-    Object.defineProperty(out, k, { value: x, enumerable: true, writable: true, configurable: true });
+  let out;
+  try {
+    out = c.decode(c.encode(v));
+  } catch (e) {
+    if (!(e instanceof ScratchpackError)) throw e;
+    throw new Unfit(`${describeValue(v)} that ${what(c.name)} does not write (${e.message})`);
   }
+  seen.set(v, out);
   return out;
 }
 
@@ -568,7 +575,8 @@ export function loadContracts(doc, options = {}) {
     made.push([c, d.fields]);
   }
   for (const [c, fields] of made) define(c, fields, names);
-  for (const [c] of made) settleDefaults(c);
+  for (const [c] of made) settleDefaults(c, false);
+  for (const [c] of made) settleDefaults(c, true);
   for (const [c] of made) checkClass(c);
   for (const [c] of made) bindClass(c);
   return Object.freeze(Object.fromEntries(names));

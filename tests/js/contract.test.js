@@ -333,8 +333,29 @@ test('a default reads back in the form decode gives the field (a missing field a
   bad({ x: { type: { map: ['int32', 'int32'] }, default: { a: 1 } } }, {}, /key a is not an int32/);
   bad({ x: { type: 'int64', default: 2n ** 60n } }, { int64: 'number' }, /beyond what a number holds/);
   bad({ x: { type: 'uint64', default: -1 } }, {}, /the default is a negative number, not a uint64|the default is .*not a uint64/);
-  bad({ p: { type: P, default: { x: 'no' } } }, {}, /field p: the default is .* whose x is a string, not a int8/);
+  bad({ p: { type: P, default: { x: 'no' } } }, {}, /field p: the default is an Object that contract P does not write \(expected int8, got a string at \$\.x\)/);
   bad({ a: { type: 'int32[]', default: [1.5] } }, {}, /an array holding .*, not a int32\[\]/);
+});
+
+test("a nested contract's default reads back as written: its own defaults and nulls filled in, its class, fresh each time", () => {
+  for (const compile of [true, false]) {
+    class Pt {}
+    const PC = contract({ x: 'int32', y: { type: 'int32', default: 7 }, t: 'string?' }, { class: Pt, compile });
+    const C = contract({ p: { type: PC, default: { x: 1 } }, ps: { type: [PC], default: [{ x: 2 }] }, id: 'int32' }, { compile });
+    const missing = C.decode(C.encode({ id: 1, p: undefined, ps: undefined }));
+    const written = C.decode(C.encode({ id: 1, p: { x: 1 }, ps: [{ x: 2 }] }));
+    assert.deepEqual(missing, written);
+    assert.ok(missing.p instanceof Pt && missing.ps[0] instanceof Pt);
+    assert.deepEqual({ ...missing.p }, { x: 1, y: 7, t: null });
+    // A Buffer default is a Uint8Array of its own in each decode, as a written bin is.
+    const B = contract({ b: { type: 'bin', default: Buffer.from([1, 2]) }, u: { type: 'uint8[]', default: Buffer.from([3]) } }, { compile });
+    const first = B.decode(Uint8Array.of(0x80));
+    assert.equal(first.b.constructor, Uint8Array);
+    assert.equal(first.u.constructor, Uint8Array);
+    first.b[0] = 9;
+    first.u[0] = 9;
+    assert.deepEqual(B.decode(Uint8Array.of(0x80)), { b: Uint8Array.of(1, 2), u: Uint8Array.of(3) });
+  }
 });
 
 test('array(): a contract of T[], nested too, with paths through the elements', () => {
