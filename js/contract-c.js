@@ -29,24 +29,61 @@ const C_KEYWORDS = new Set(('auto break case char const continue default do doub
   'volatile while bool true false _Bool _Atomic _Alignas _Alignof _Complex _Generic _Imaginary _Noreturn ' +
   '_Static_assert _Thread_local').split(' '));
 
-// What the header's includes (below, in generateC) declare at file scope,
-// which a contract's typedef must not redeclare: string.h's functions and
-// math.h's, each also with its f and l forms, and stddef.h's names; with
-// every name ending in _t (stdint.h's types; POSIX keeps the suffix).
-const MATH = ('acos asin atan atan2 cos sin tan acosh asinh atanh cosh sinh tanh exp exp2 expm1 frexp ilogb ldexp ' +
-  'log log10 log1p log2 logb modf scalbn scalbln cbrt fabs hypot pow sqrt erf erfc lgamma tgamma ceil floor ' +
-  'nearbyint rint lrint llrint round lround llround trunc fmod remainder remquo copysign nan nextafter nexttoward ' +
-  'fdim fmax fmin fma').split(' ');
-const LIBRARY = new Set([...MATH.flatMap((f) => [f, `${f}f`, `${f}l`]),
-  ...('memcpy memmove memset memcmp memchr strcpy strncpy strcat strncat strcmp strncmp strcoll strxfrm strchr ' +
-    'strrchr strspn strcspn strpbrk strstr strtok strlen strerror strdup strndup strnlen offsetof ' +
-    'signbit isnan isinf isfinite isnormal fpclassify').split(' ')]);
-// Object-like macros of those headers: no name, a member's either, may be one.
-const MACROS = new Set(('NULL NAN INFINITY HUGE_VAL HUGE_VALF HUGE_VALL FP_NAN FP_INFINITE FP_ZERO FP_SUBNORMAL ' +
-  'FP_NORMAL FP_ILOGB0 FP_ILOGBNAN MATH_ERRNO MATH_ERREXCEPT math_errhandling M_E M_LOG2E M_LOG10E M_LN2 M_LN10 ' +
-  'M_PI M_PI_2 M_PI_4 M_1_PI M_2_PI M_2_SQRTPI M_SQRT2 M_SQRT1_2 SIZE_MAX PTRDIFF_MIN PTRDIFF_MAX SIG_ATOMIC_MIN ' +
-  'SIG_ATOMIC_MAX WCHAR_MIN WCHAR_MAX WINT_MIN WINT_MAX bool true false').split(' '));
-const INT_LIMIT = /^U?INT(8|16|32|64|PTR|MAX|_LEAST(8|16|32|64)|_FAST(8|16|32|64))_(MAX|MIN)$/;
+// What the header's includes (math.h, stdbool.h, stddef.h, stdint.h,
+// string.h, and stdatomic.h through scratchpack.h) declare at file scope,
+// which a contract's typedef must not redeclare: functions, types and enum
+// constants; and their object-like macros (with the compiler's own, linux
+// and unix), which no name, a member's either, may be. Taken from glibc
+// 2.36 under gcc 12's default (gnu17), the widest of the hosts: the names
+// outside _ of `gcc -E` of those includes, and of `gcc -E -dM`. Names that
+// begin with _ and a capital or __ are C's own (cName).
+const LIBRARY = new Set((
+  'FP_INFINITE FP_NAN FP_NORMAL FP_SUBNORMAL FP_ZERO acos acosf acosh acoshf acoshl acosl asin asinf ' +
+  'asinh asinhf asinhl asinl atan atan2 atan2f atan2l atanf atanh atanhf atanhl atanl atomic_bool ' +
+  'atomic_char atomic_char16_t atomic_char32_t atomic_flag atomic_flag_clear atomic_flag_clear_explicit ' +
+  'atomic_flag_test_and_set atomic_flag_test_and_set_explicit atomic_int atomic_int_fast16_t ' +
+  'atomic_int_fast32_t atomic_int_fast64_t atomic_int_fast8_t atomic_int_least16_t atomic_int_least32_t ' +
+  'atomic_int_least64_t atomic_int_least8_t atomic_intmax_t atomic_intptr_t atomic_llong atomic_long ' +
+  'atomic_ptrdiff_t atomic_schar atomic_short atomic_signal_fence atomic_size_t atomic_thread_fence ' +
+  'atomic_uchar atomic_uint atomic_uint_fast16_t atomic_uint_fast32_t atomic_uint_fast64_t ' +
+  'atomic_uint_fast8_t atomic_uint_least16_t atomic_uint_least32_t atomic_uint_least64_t ' +
+  'atomic_uint_least8_t atomic_uintmax_t atomic_uintptr_t atomic_ullong atomic_ulong atomic_ushort ' +
+  'atomic_wchar_t bcmp bcopy bzero cbrt cbrtf cbrtl ceil ceilf ceill copysign copysignf copysignl cos ' +
+  'cosf cosh coshf coshl cosl double_t drem dremf dreml erf erfc erfcf erfcl erff erfl exp exp2 exp2f ' +
+  'exp2l expf expl explicit_bzero expm1 expm1f expm1l fabs fabsf fabsl fdim fdimf fdiml ffs ffsl finite ' +
+  'finitef finitel float_t floor floorf floorl fma fmaf fmal fmax fmaxf fmaxl fmin fminf fminl fmod ' +
+  'fmodf fmodl frexp frexpf frexpl gamma gammaf gammal hypot hypotf hypotl ilogb ilogbf ilogbl index ' +
+  'int16_t int32_t int64_t int8_t int_fast16_t int_fast32_t int_fast64_t int_fast8_t int_least16_t ' +
+  'int_least32_t int_least64_t int_least8_t intmax_t intptr_t isinf isinff isinfl isnan isnanf isnanl ' +
+  'j0 j0f j0l j1 j1f j1l jn jnf jnl ldexp ldexpf ldexpl lgamma lgamma_r lgammaf lgammaf_r lgammal ' +
+  'lgammal_r locale_t log log10 log10f log10l log1p log1pf log1pl log2 log2f log2l logb logbf logbl ' +
+  'logf logl lrint lrintf lrintl lround lroundf lroundl max_align_t memccpy memchr memcmp memcpy ' +
+  'memmove memory_order memory_order_acq_rel memory_order_acquire memory_order_consume ' +
+  'memory_order_relaxed memory_order_release memory_order_seq_cst memset modf modff modfl nan nanf nanl ' +
+  'nearbyint nearbyintf nearbyintl nextafter nextafterf nextafterl nexttoward nexttowardf nexttowardl ' +
+  'offsetof pow powf powl ptrdiff_t remainder remainderf remainderl remquo remquof remquol rindex rint ' +
+  'rintf rintl round roundf roundl scalb scalbf scalbl scalbln scalblnf scalblnl scalbn scalbnf scalbnl ' +
+  'significand significandf significandl sin sinf sinh sinhf sinhl sinl size_t sqrt sqrtf sqrtl stpcpy ' +
+  'stpncpy strcasecmp strcasecmp_l strcat strchr strcmp strcoll strcoll_l strcpy strcspn strdup ' +
+  'strerror strerror_l strerror_r strlen strncasecmp strncasecmp_l strncat strncmp strncpy strndup ' +
+  'strnlen strpbrk strrchr strsep strsignal strspn strstr strtok strtok_r strxfrm strxfrm_l tan tanf ' +
+  'tanh tanhf tanhl tanl tgamma tgammaf tgammal trunc truncf truncl uint16_t uint32_t uint64_t uint8_t ' +
+  'uint_fast16_t uint_fast32_t uint_fast64_t uint_fast8_t uint_least16_t uint_least32_t uint_least64_t ' +
+  'uint_least8_t uintmax_t uintptr_t wchar_t y0 y0f y0l y1 y1f y1l yn ynf ynl').split(' '));
+const MACROS = new Set((
+  'ATOMIC_BOOL_LOCK_FREE ATOMIC_CHAR16_T_LOCK_FREE ATOMIC_CHAR32_T_LOCK_FREE ATOMIC_CHAR_LOCK_FREE ' +
+  'ATOMIC_FLAG_INIT ATOMIC_INT_LOCK_FREE ATOMIC_LLONG_LOCK_FREE ATOMIC_LONG_LOCK_FREE ' +
+  'ATOMIC_POINTER_LOCK_FREE ATOMIC_SHORT_LOCK_FREE ATOMIC_WCHAR_T_LOCK_FREE FP_ILOGB0 FP_ILOGBNAN ' +
+  'FP_INFINITE FP_NAN FP_NORMAL FP_SUBNORMAL FP_ZERO HUGE_VAL HUGE_VALF HUGE_VALL INFINITY INT16_MAX ' +
+  'INT16_MIN INT32_MAX INT32_MIN INT64_MAX INT64_MIN INT8_MAX INT8_MIN INTMAX_MAX INTMAX_MIN INTPTR_MAX ' +
+  'INTPTR_MIN INT_FAST16_MAX INT_FAST16_MIN INT_FAST32_MAX INT_FAST32_MIN INT_FAST64_MAX INT_FAST64_MIN ' +
+  'INT_FAST8_MAX INT_FAST8_MIN INT_LEAST16_MAX INT_LEAST16_MIN INT_LEAST32_MAX INT_LEAST32_MIN ' +
+  'INT_LEAST64_MAX INT_LEAST64_MIN INT_LEAST8_MAX INT_LEAST8_MIN MATH_ERREXCEPT MATH_ERRNO M_1_PI ' +
+  'M_2_PI M_2_SQRTPI M_E M_LN10 M_LN2 M_LOG10E M_LOG2E M_PI M_PI_2 M_PI_4 M_SQRT1_2 M_SQRT2 NAN NULL ' +
+  'PTRDIFF_MAX PTRDIFF_MIN SIG_ATOMIC_MAX SIG_ATOMIC_MIN SIZE_MAX UINT16_MAX UINT32_MAX UINT64_MAX ' +
+  'UINT8_MAX UINTMAX_MAX UINTPTR_MAX UINT_FAST16_MAX UINT_FAST32_MAX UINT_FAST64_MAX UINT_FAST8_MAX ' +
+  'UINT_LEAST16_MAX UINT_LEAST32_MAX UINT_LEAST64_MAX UINT_LEAST8_MAX WCHAR_MAX WCHAR_MIN WINT_MAX ' +
+  'WINT_MIN linux math_errhandling unix').split(' '));
 
 const bad = (what) => new ScratchpackError(codes.INVALID_ARGUMENT, what);
 
@@ -56,16 +93,14 @@ function cName(s, what) {
   if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(s) || C_KEYWORDS.has(s))
     throw bad(`${what} '${s}' is not a C identifier: rename it for gen-c`);
   if (/^_[A-Z_]/.test(s)) throw bad(`${what} '${s}': names that begin with __ or _ and a capital are C's own: rename it for gen-c`);
-  if (MACROS.has(s) || INT_LIMIT.test(s))
-    throw bad(`${what} '${s}' is a macro of the C headers the output includes: rename it for gen-c`);
+  if (MACROS.has(s)) throw bad(`${what} '${s}' is a macro of the C headers the output includes: rename it for gen-c`);
   return s;
 }
 
 // A contract's name as a C type name at file scope: also none the includes declare.
 function cTypeName(s) {
   cName(s, 'contract name');
-  if (LIBRARY.has(s) || /_t$/.test(s))
-    throw bad(`contract name '${s}' is declared by the C headers the output includes${/_t$/.test(s) ? ' (names ending in _t are kept for C\'s types)' : ''}: rename it for gen-c`);
+  if (LIBRARY.has(s)) throw bad(`contract name '${s}' is declared by the C headers the output includes: rename it for gen-c`);
   return s;
 }
 
