@@ -12,7 +12,7 @@ import { ScratchpackError } from './errors.js';
 import { check, formatToken, headerLine, jsonChunks, offsetWidth } from './inspect.js';
 
 const usage = `Usage: scratchpack inspect [file] [--json] [--sequence]
-       scratchpack gen-c contracts.json [-o file.h] [--guard NAME]
+       scratchpack gen-c contracts.json [-o file.h|-] [--guard NAME]
        scratchpack --help
 
 gen-c     Writes the C declarations of a contract file (the JSON that JS's
@@ -145,7 +145,7 @@ async function genC(args) {
     process.stderr.write(`scratchpack gen-c: ${e.code}: ${e.message}\n`);
     return 1;
   }
-  if (outFile === null) {
+  if (outFile === null || outFile === '-') {
     process.stdout.write(text);
     return 0;
   }

@@ -47,6 +47,8 @@ test('npx scratchpack gen-c writes the header; bad input exits 1 with the reason
     execFileSync(process.execPath, [cli, 'gen-c', file.pathname, '-o', out, '--guard', 'MY_H']);
     assert.match(readFileSync(out, 'utf8'), /#ifndef MY_H\n#define MY_H/);
     assert.equal(execFileSync(process.execPath, [cli, 'gen-c', file.pathname]).toString(), generateC(doc));
+    assert.equal(execFileSync(process.execPath, [cli, 'gen-c', file.pathname, '-o', '-'], { cwd: dir }).toString(), generateC(doc), '-o - is stdout');
+    assert.ok(!existsSync(join(dir, '-')));
     writeFileSync(join(dir, 'bad.json'), JSON.stringify(one({ a: 'any' })));
     const r = spawnSync(process.execPath, [cli, 'gen-c', join(dir, 'bad.json')]);
     assert.equal(r.status, 1);
