@@ -45,7 +45,7 @@ class NodeOut {
   }
 
   fail(e) {
-    if (this.error === null) this.error = e;
+    if (this.error === null) this.error = closedBy(e) ? closedEarly() : e;
     this.resume(this.error);
   }
 
@@ -57,7 +57,7 @@ class NodeOut {
 
   check() {
     const s = this.stream;
-    if (this.error === null && s.errored) this.error = s.errored;
+    if (this.error === null && s.errored) this.error = closedBy(s.errored) ? closedEarly() : s.errored;
     if (this.error === null && (s.destroyed || s.writableEnded)) this.error = closedEarly();
     if (this.error !== null) throw this.error;
   }
@@ -92,11 +92,19 @@ class NodeOut {
 
   // Resolves when every chunk's write callback came; a failure of the
   // stream meanwhile (its 'error', a callback's error, close) rejects. A
-  // corked stream calls back only once uncorked, after this call: its
-  // chunks were accepted, and that is all it can say now.
+  // stream corked by its owner calls back only once uncorked, after this
+  // call: its chunks were accepted, and that is all it can say now. (An
+  // http response corks its socket at each write until the next tick: a
+  // cork still there a turn later is the owner's.)
   async done() {
     this.check();
-    while (this.unwritten > 0 && !(this.stream.writableCorked > 0)) {
+    while (this.unwritten > 0) {
+      if (this.stream.writableCorked > 0) {
+        await nextTurn();
+        this.check();
+        if (this.stream.writableCorked > 0) return;
+        continue;
+      }
       await new Promise((resolve, reject) => {
         this.wake = (e) => (e ? reject(e) : resolve());
       });
@@ -122,6 +130,13 @@ class NodeOut {
 }
 
 const ignore = () => {};
+const nextTurn = () => new Promise((resolve) => (typeof setImmediate === 'function' ? setImmediate(resolve) : setTimeout(resolve, 0)));
+
+// A write callback's error that only says the stream was closed under it:
+// destroyed without an error (ERR_STREAM_DESTROYED), or a socket whose
+// pending writes libuv cancelled as it closed (ECANCELED, Node 24 on a
+// client's abort). CANCELLED, as 'close' gives when it comes first.
+const closedBy = (e) => e?.code === 'ERR_STREAM_DESTROYED' || e?.code === 'ECANCELED';
 
 class WhatwgOut {
   constructor(writer) {
