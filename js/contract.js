@@ -24,6 +24,7 @@ import { D } from './decoder.js';
 import { compileContract } from './contract-compile.js';
 import { interpretContract } from './contract-interp.js';
 import { runtime } from './contract-runtime.js';
+import { KIND, kindOfCtor } from './typed.js';
 
 const bad = (what) => new ScratchpackError(codes.INVALID_ARGUMENT, what);
 
@@ -262,11 +263,18 @@ function makeContract(fields, options, names, name) {
     throw bad(`${what(name)}: compile: true, but this host refuses generated code (a Content-Security-Policy without 'unsafe-eval'?)`);
   if (fields === LATER) return c;                // loadContracts: defined and bound once all are made
   define(c, fields, names);
-  settleDefaults(c, false);
-  settleDefaults(c, true);
-  checkClass(c);
-  bindClass(c);
+  complete([c]);
   return c;
+}
+
+// Contracts whose fields are defined: their defaults settled (those of all
+// first, then the contracts inside them), then their classes checked, and
+// bound once all are (a list that fails binds none).
+function complete(list) {
+  for (const c of list) settleDefaults(c, false);
+  for (const c of list) settleDefaults(c, true);
+  for (const c of list) checkClass(c);
+  for (const c of list) bindClass(c);
 }
 
 // Makes c's class encode through c, once its fields are known and checked.
@@ -441,11 +449,9 @@ function decodedForm(n, v, int64, seen, contracts = true) {
       throw no();
     case 'map': return n.key.kind === 'str' ? strMapForm(n, v, int64, seen, no, contracts) : intMapForm(n, v, int64, seen, no, contracts);
     case 'contract': return contracts ? contractForm(n.contract, v, seen, no) : v;
-    default: {
-      const why = unfit(n, v);
-      if (why !== null) throw new Unfit(why);
+    default:
+      if (!fitsScalar(n, v)) throw no();
       return v;
-    }
   }
 }
 
@@ -462,7 +468,7 @@ function bigForm(n, v, int64, no) {
 function typedForm(n, v, no) {
   if (v instanceof n.ctor) return v.constructor === n.ctor ? v : new n.ctor(v);   // a Buffer for uint8[]: a plain copy
   if (!Array.isArray(v)) throw no();
-  const big = n.ctor === globalThis.BigInt64Array || n.ctor === globalThis.BigUint64Array;
+  const big = kindOfCtor(n.ctor) >= KIND.I64;
   const out = new n.ctor(v.length);
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
@@ -514,28 +520,15 @@ function contractForm(c, v, seen, no) {
   return out;
 }
 
-// Why v is not a value of type n (a phrase), or null when it is.
-function unfit(n, v) {
-  if (v === null || v === undefined) return n.nullable || n.kind === 'any' ? null : `${describeValue(v)}, and the type is not nullable`;
-  const no = `${describeValue(v)}, not a ${n.type}`;
+// Whether v is a value of the scalar type n (the kinds decodedForm keeps as they are).
+function fitsScalar(n, v) {
   switch (n.kind) {
-    case 'bool': return typeof v === 'boolean' ? null : no;
-    case 'int': return Number.isInteger(v) && v >= n.lo && v <= n.hi ? null : no;
-    case 'big': return typeof v === 'bigint' || Number.isSafeInteger(v) ? null : no;
-    case 'f32': case 'f64': return typeof v === 'number' ? null : no;
-    case 'str': return typeof v === 'string' ? null : no;
-    case 'bin': return v instanceof Uint8Array ? null : no;
-    case 'date': return v instanceof Date && !Number.isNaN(v.getTime()) ? null : no;
-    case 'any': return null;
-    case 'typed': return v instanceof n.ctor ? null : no;
-    case 'array':
-      if (!Array.isArray(v)) return no;
-      for (const x of v) { const w = unfit(n.elem, x); if (w !== null) return `an array holding ${w}`; }
-      return null;
-    case 'map':
-      return typeof v === 'object' ? null : no;
-    default:
-      return typeof v === 'object' ? null : no;
+    case 'bool': return typeof v === 'boolean';
+    case 'int': return Number.isInteger(v) && v >= n.lo && v <= n.hi;
+    case 'f32': case 'f64': return typeof v === 'number';
+    case 'str': return typeof v === 'string';
+    case 'date': return v instanceof Date && !Number.isNaN(v.getTime());
+    default: return n.kind === 'any';
   }
 }
 
@@ -575,9 +568,6 @@ export function loadContracts(doc, options = {}) {
     made.push([c, d.fields]);
   }
   for (const [c, fields] of made) define(c, fields, names);
-  for (const [c] of made) settleDefaults(c, false);
-  for (const [c] of made) settleDefaults(c, true);
-  for (const [c] of made) checkClass(c);
-  for (const [c] of made) bindClass(c);
+  complete(made.map(([c]) => c));
   return Object.freeze(Object.fromEntries(names));
 }

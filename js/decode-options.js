@@ -30,6 +30,10 @@ export const decodeDefaults = Object.freeze({
 export const BULK_READ = Symbol('bulkRead');
 export const INFLATE = Symbol('inflate');
 
+/** INVALID_ARGUMENT for an option given as undefined (leaving it out takes its default). */
+export const undefinedOption = (k) =>
+  new ScratchpackError(codes.INVALID_ARGUMENT, `decode option '${k}' is undefined: leave it out for its default`);
+
 const int64Modes = ['auto', 'bigint', 'number', 'string'];
 const mapModes = ['auto', 'object', 'map'];
 
@@ -86,7 +90,7 @@ function checked(o, keys, base) {
   for (const k of keys) {                     // a misspelt name is an error, not a default
     if (!(k in decodeDefaults) && k !== 'contract')   // (contract.js)
       throw bad(`unknown decode option '${k}'; known: ${Object.keys(decodeDefaults).join(', ')}`);
-    if (o[k] === undefined) throw bad(`decode option '${k}' is undefined: leave it out for its default`);
+    if (o[k] === undefined) throw undefinedOption(k);
   }
   if (!int64Modes.includes(r.int64)) throw bad(`int64 must be one of ${int64Modes.join(', ')}`);
   if (!mapModes.includes(r.maps)) throw bad(`maps must be one of ${mapModes.join(', ')}`);

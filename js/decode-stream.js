@@ -23,7 +23,7 @@
 // ...) apply to the plain message, not to the blocks that carry it.
 
 import { ScratchpackError, codes, decodeError } from './errors.js';
-import { decodeDefaults, decodeOptions } from './decode-options.js';
+import { decodeDefaults, decodeOptions, undefinedOption } from './decode-options.js';
 import { asBytes } from './decoder.js';
 import { decodeAt, decodeTop, framingOptions, mayBeCompressed, topEnd } from './decompress.js';
 import { Framer } from './framer.js';
@@ -39,8 +39,7 @@ export function streamOptions(options, base = decodeDefaults) {
   if (options === undefined || options === null) return [base, MAX_MESSAGE];
   if (typeof options !== 'object') throw new ScratchpackError(codes.INVALID_ARGUMENT, `decode options must be an object, not ${typeof options}`);
   const { maxMessageLength = MAX_MESSAGE, ...rest } = options;
-  if (Object.hasOwn(options, 'maxMessageLength') && options.maxMessageLength === undefined)
-    throw new ScratchpackError(codes.INVALID_ARGUMENT, "decode option 'maxMessageLength' is undefined: leave it out for its default");
+  if (Object.hasOwn(options, 'maxMessageLength') && options.maxMessageLength === undefined) throw undefinedOption('maxMessageLength');
   if (!Number.isSafeInteger(maxMessageLength) || maxMessageLength < 1)
     throw new ScratchpackError(codes.INVALID_ARGUMENT, 'maxMessageLength must be a positive integer');
   return [decodeOptions(rest, base), maxMessageLength];

@@ -6,7 +6,7 @@
 // Must not touch: formats (writer.js writes ext headers, decoder.js reads
 // them).
 
-import { EncodeFailure, ScratchpackError, codes } from './errors.js';
+import { EncodeFailure, ScratchpackError, codes, describeValue } from './errors.js';
 
 /**
  * An extension value: a type in -128..127 and its bytes. Type -1 is the
@@ -49,25 +49,18 @@ function bytesOf(data) {
     }
   }
   if (!Array.isArray(data))
-    throw new ScratchpackError(codes.INVALID_ARGUMENT, `ext data must be a Uint8Array, an ArrayBuffer, a typed array or an array of bytes, not ${kindOf(data)}`);
+    throw new ScratchpackError(codes.INVALID_ARGUMENT, `ext data must be a Uint8Array, an ArrayBuffer, a typed array or an array of bytes, not ${describeValue(data)}`);
   const out = new Uint8Array(data.length);
   for (let i = 0; i < data.length; i++) {
     const b = data[i];
     if (!Number.isInteger(b) || b < 0 || b > 255)
-      throw new ScratchpackError(codes.INVALID_ARGUMENT, `ext data[${i}] is ${typeof b === 'number' ? b : kindOf(b)}, not a byte (an integer 0..255)`);
+      throw new ScratchpackError(codes.INVALID_ARGUMENT, `ext data[${i}] is ${typeof b === 'number' ? b : describeValue(b)}, not a byte (an integer 0..255)`);
     out[i] = b;
   }
   return out;
 }
 
 const isShared = (x) => typeof SharedArrayBuffer === 'function' && x instanceof SharedArrayBuffer;
-function kindOf(x) {
-  if (x === null || x === undefined) return String(x);
-  if (Array.isArray(x)) return 'an array';
-  if (typeof x !== 'object') return `a ${typeof x}`;
-  const name = Object.getPrototypeOf(x)?.constructor?.name;
-  return name === 'Object' || !name ? 'a plain object' : `a ${name}`;
-}
 
 const bad = (what) => new ScratchpackError(codes.INVALID_ARGUMENT, what);
 const EXT_FIELDS = ['type', 'class', 'encode', 'decode'];

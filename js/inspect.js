@@ -226,7 +226,7 @@ const BATCH_BYTES = 65536;     // bytes of small array elements stringified at o
 export function* jsonChunks(bytes, ranges, sizes = {}, sequence = false) {
   const out = new TextOut(bytes, sizes);
   if (!sequence) {
-    for (const [start] of ranges) yield* out.value(start, 0);
+    yield* out.value(ranges[0][0], 0);
   } else {
     out.put('[');
     for (let i = 0; i < ranges.length; i++) {

@@ -44,9 +44,21 @@ class NodeOut {
     stream.on('drain', this.onDrain);
   }
 
-  fail(e) {
+  // Keeps the first failure (one that only says the stream closed is CANCELLED).
+  record(e) {
     if (this.error === null) this.error = closedBy(e) ? closedEarly() : e;
+  }
+
+  fail(e) {
+    this.record(e);
     this.resume(this.error);
+  }
+
+  // A promise that the next resume() settles.
+  woken() {
+    return new Promise((resolve, reject) => {
+      this.wake = (e) => (e ? reject(e) : resolve());
+    });
   }
 
   resume(e) {
@@ -57,8 +69,8 @@ class NodeOut {
 
   check() {
     const s = this.stream;
-    if (this.error === null && s.errored) this.error = closedBy(s.errored) ? closedEarly() : s.errored;
-    if (this.error === null && (s.destroyed || s.writableEnded)) this.error = closedEarly();
+    if (s.errored) this.record(s.errored);
+    if (s.destroyed || s.writableEnded) this.record(closedEarly());
     if (this.error !== null) throw this.error;
   }
 
@@ -85,9 +97,7 @@ class NodeOut {
     }
     if (ok) return undefined;
     this.check();                       // a write that failed at once says so here
-    return new Promise((resolve, reject) => {
-      this.wake = (e) => (e ? reject(e) : resolve());
-    });
+    return this.woken();
   }
 
   // Resolves when every chunk's write callback came; a failure of the
@@ -105,9 +115,7 @@ class NodeOut {
         if (this.stream.writableCorked > 0) return;
         continue;
       }
-      await new Promise((resolve, reject) => {
-        this.wake = (e) => (e ? reject(e) : resolve());
-      });
+      await this.woken();
       this.check();
     }
   }

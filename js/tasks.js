@@ -83,14 +83,20 @@ class Fifo {
 
 // A typed array whose buffer was transferred (postMessage, structuredClone
 // with transfer) or resized after its call was made no longer holds the
-// elements the call was for: INVALID_ARGUMENT for that call, not an empty
-// array or a TypeError thrown where nothing catches it. (A growing
-// length-tracking view too: the queue sized its place by the length at the
-// call; keep an array's length while its call is pending.)
-function checkUnmoved(call) {
-  if (call.kind >= 0 && call.value.byteLength !== call.bytes)
-    throw new ScratchpackError(codes.INVALID_ARGUMENT, `the typed array of ${call.bytes} bytes given to encodeAsync ` +
-      `now has ${call.value.byteLength} (its buffer was transferred or resized before the call ran)`);
+// elements the call was for: INVALID_ARGUMENT for that call (returned, or
+// null), not an empty array or a TypeError thrown where nothing catches
+// it. (A growing length-tracking view too: the queue sized its place by
+// the length at the call; keep an array's length while its call is pending.)
+function moved(call) {
+  if (call.kind < 0 || call.value.byteLength === call.bytes) return null;
+  return new ScratchpackError(codes.INVALID_ARGUMENT, `the typed array of ${call.bytes} bytes given to encodeAsync ` +
+    `now has ${call.value.byteLength} (its buffer was transferred or resized before the call ran)`);
+}
+
+// A call of the queue: settled by resolve/reject once it has its outcome.
+function newCall(kind, value, via, signal, resolve, reject) {
+  return { kind, value, via, signal, resolve, reject, onAbort: null, done: false, err: null, out: null, started: false,
+    bytes: kind >= 0 ? value.byteLength : 0 };
 }
 
 /**
@@ -149,8 +155,7 @@ export class Tasks {
     let resolve, reject;
     const promise = new Promise((res, rej) => { resolve = res; reject = rej; });
     // Worker calls get their task's fields (cost, task, src, ...) as they queue.
-    const call = { kind, value, via, signal, resolve, reject, onAbort: null, done: false, err: null, out: null, started: false,
-      bytes: kind >= 0 ? value.byteLength : 0 };
+    const call = newCall(kind, value, via, signal, resolve, reject);
     this.order.push(call);
     if (signal?.aborted) {
       this.complete(call, cancelled());
@@ -190,8 +195,7 @@ export class Tasks {
     let reject;
     const promise = new Promise((_, rej) => { reject = rej; });
     if (this.closed) { reject(err); return promise; }
-    const call = { kind: -1, value: null, via: null, signal: null, resolve: null, reject, onAbort: null, done: false,
-      err: null, out: null, started: true, bytes: 0 };
+    const call = newCall(-1, null, null, null, null, reject);
     this.order.push(call);
     this.complete(call, err);
     return promise;
@@ -217,7 +221,8 @@ export class Tasks {
     const t0 = now();
     let out = null, err = null;
     try {
-      checkUnmoved(call);
+      const lost = moved(call);
+      if (lost !== null) throw lost;
       out = this.encodeHere(call.value, call.via);
     } catch (e) {
       err = e;
@@ -286,10 +291,9 @@ export class Tasks {
       if (busy > 0 && (call.alone || busy >= this.maxTasks || this.staged + call.cost > this.maxBytes)) break;
       this.waiting.shift();
       this.queued--;
-      try {
-        checkUnmoved(call);
-      } catch (e) {
-        this.complete(call, e);
+      const lost = moved(call);
+      if (lost !== null) {
+        this.complete(call, lost);
         continue;
       }
       if (!this.start(call)) {
@@ -306,7 +310,7 @@ export class Tasks {
   }
 
   // Stages a call's elements and task in linear memory and sets it going
-  // (its array checked by checkUnmoved just before).
+  // (its array checked by moved() just before).
   // Returns false (nothing held) when the heap cannot give the memory.
   start(call) {
     const { heap, c, F } = this;
