@@ -664,10 +664,17 @@ function putInt(u, p, v) {
 // the header guessed from the unit count (UTF-8 is never shorter), the body
 // written after it and moved forward by one byte in the rare case the
 // guess was short. u is the span's array (the non-ASCII helpers write it).
+// ASCII goes four units at a time, one test for the four (faster on V8
+// than one at a time or eight: bench:contract).
 function putStr(u, p, s) {
   const n = s.length, start = p + 1;
-  let q = start;
-  for (let i = 0; i < n; i++) {
+  let i = 0, q = start;
+  for (; i + 4 <= n; i += 4) {
+    const a = s.charCodeAt(i), b = s.charCodeAt(i + 1), c = s.charCodeAt(i + 2), d = s.charCodeAt(i + 3);
+    if ((a | b | c | d) >= 0x80) break;
+    u[q] = a; u[q + 1] = b; u[q + 2] = c; u[q + 3] = d; q += 4;
+  }
+  for (; i < n; i++) {
     const c = s.charCodeAt(i);
     if (c < 0x80) u[q++] = c;
     else if (c >= 0xd800 && c < 0xdc00 && isPair(s, i)) q = putPair(c, s.charCodeAt(++i), q);

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 
-import { Ext, createScratchpack, decode } from '../../js/index.js';
+import { Ext, contract, createScratchpack, decode } from '../../js/index.js';
 import { hex, intBoundaries, rng, randomValue, strLengths } from './helpers.js';
 
 let sp;
@@ -90,6 +90,24 @@ describe('strings', () => {
       const len = 3 * n;
       const head = len < 32 ? 1 : len < 256 ? 2 : len < 65536 ? 3 : 5;
       assert.equal(b.length, head + len, `length ${n}`);
+    }
+  });
+
+  test('short strings with a non-ASCII unit at any position are exact UTF-8, generic and through a contract', () => {
+    // The short-string writer takes ASCII four units at a time: a wide unit
+    // at each offset of each group, and lengths around the groups' ends.
+    const Str = contract({ s: 'string' }, { keys: 'index' });
+    const utf8 = new TextEncoder();
+    for (const wide of ['\u00e9', '\u4e00', '\ud83d\ude00', '\ud800']) {
+      for (let n = 0; n <= 13; n++) {
+        for (let at = 0; at <= n; at++) {
+          const s = 'abcdefghijklm'.slice(0, at) + wide + 'nopqrstuvwxyz'.slice(0, n - at);
+          const body = utf8.encode(s);
+          const head = body.length < 32 ? [0xa0 | body.length] : [0xd9, body.length];
+          assert.deepEqual([...sp.encode(s)], [...head, ...body], JSON.stringify(s));
+          assert.deepEqual([...Str.encode({ s })], [0x91, ...head, ...body], JSON.stringify(s));
+        }
+      }
     }
   });
 
