@@ -162,10 +162,10 @@ export class Scratchpack {
   }
 
   // encode (lease false) and encodeView (true): through the JS scratch, or,
-  // compressing or with no scratch, straight into C. own: an array of its
-  // own even when results are pooled (a lease's, whose buffer may travel).
+  // compressing, straight into C. own: an array of its own even when
+  // results are pooled (a lease's, whose buffer may travel).
   _encode(value, via, lease, own = false) {
-    if (this._compression !== 0 || this._scratchSize === 0) return this._encodeInC(value, via, lease);
+    if (this._compression !== 0) return this._encodeInC(value, via, lease);
     const s = this._scratches.pop() || this._newScratch();
     this._depth++;
     try {
@@ -174,7 +174,9 @@ export class Scratchpack {
       encodeWith(s, value, this._maxDepth, this._ext, via);
       this._bigLast = this._sizeClass(s);
       if (!lease) return s.copyOut(own);
-      return s.inJs() ? this._ownLease(s.copyOut(true)) : this._heapLease(s.copyToHeap(), s.messageLength);
+      // Past bigMessage a lease is an array of its own, wherever the message was written.
+      if (s.inJs() || s.linearLength() > this._big) return this._ownLease(s.copyOut(true));
+      return this._heapLease(s.copyToHeap(), s.messageLength);
     } catch (e) {
       this._bigLast = 0;               // a message that failed says nothing of the next one's size
       throw this._fail(e);

@@ -180,6 +180,11 @@ export class ScratchSink {
     return this.hs !== null && this.hs !== this.held;
   }
 
+  /** The message's length while it is not in JS memory: in the scratch or in C. */
+  linearLength() {
+    return this.hs === null ? this.pos - this.base : this.heldLength();
+  }
+
   // Bytes written so far, plus n, would pass 'big'.
   passes(n) {
     const hs = this.hs;

@@ -68,3 +68,23 @@ test('a lease after a message past bigMessage is in shared linear memory, as eve
     sp.close();
   }
 });
+
+test('a lease past bigMessage is an array of its own wherever it was written: the JS scratch, C\'s scratch or segments', async () => {
+  for (const big of [0, 1000, 20000]) {
+    const sp = await createScratchpack({ threads: 1, bigMessage: big });
+    try {
+      // 35 B to 300 KB: in the 16 KiB JS scratch, in C's 64 KiB scratch, in pooled segments.
+      for (const n of [10, 990, 1010, 5000, 19990, 20010, 40000, 300000]) {
+        const v = 'z'.repeat(n);
+        const l = sp.encodeView(v);
+        const length = l.bytes.length;
+        assert.equal(l.bytes.buffer instanceof SharedArrayBuffer, length <= big, `bigMessage ${big}, a lease of ${length} B`);
+        assert.equal(decode(l.bytes), v);
+        l.release();
+      }
+      assert.equal(sp.stats().leases, 0);
+    } finally {
+      sp.close();
+    }
+  }
+});
