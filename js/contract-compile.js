@@ -280,7 +280,7 @@ ${lines.map((l) => `    ${l}`).join('\n')}
       case 'date': s = `if (!(${x} instanceof Date)) throw R.type(${what}, ${x}); W.date(${x});`; break;
       case 'any': s = `W.any(${x}, ${d});`; break;
       case 'contract':
-        s = `if (typeof ${x} !== 'object' || ${x} === null) throw R.type(${what}, ${x}); W.deeper(${d} + 1); ${this.k(n.contract)}._enc(${x}, ${d} + 1);`;
+        s = `if (typeof ${x} !== 'object' || ${x} === null) throw R.type(${what}, ${x}); W.nest(${x}, ${d} + 1); ${this.k(n.contract)}._enc(${x}, ${d} + 1); W.unnest(${x}, ${d} + 1);`;
         break;
       case 'array': {
         const a = this.id('a'), len = this.id('n'), i = this.id('i'), e = this.id('x');

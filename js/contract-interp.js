@@ -137,8 +137,9 @@ export function encoder(n, W, R) {
       const c = n.contract;
       f = (x, d) => {
         if (typeof x !== 'object' || x === null) throw R.type(what, x);
-        W.deeper(d + 1);
+        W.nest(x, d + 1);
         c._enc(x, d + 1);
+        W.unnest(x, d + 1);
       };
       break;
     }

@@ -1,5 +1,5 @@
 // writer.js -- walks JS values and writes MessagePack into a span.
-// Owns: every format as JS writes it, the walk, element paths on failure.
+// Owns: every format as JS writes it, the walk (and its cycle check), element paths on failure.
 // Must not touch: where spans come from -- a sink supplies them (sink.js
 // states the interface; sink-*.js: the WASM heap through the C writer's slow
 // path, the caller's array, JS memory).
@@ -28,6 +28,18 @@ let sink = null;
 let maxDepth = 500;
 let exts = null;                  // the extensions option's table (ext.js), or null
 
+// The containers the walk is inside: the one at depth d in open[openBase +
+// d] (an encode nested in a getter starts past its caller's), so a value
+// that contains itself fails as CYCLE where it first meets itself -- not at
+// maxDepth, after writing everything beside the cycle at every level. Past
+// OPEN_SCAN levels they also go in a Set, so a deep walk checks in constant
+// time. openTop: the highest slot written, cleared when the walk ends.
+const open = Array.from({ length: 64 }, () => undefined);   // packed: appends keep it so
+let openBase = 0;
+let openTop = 0;
+let deepOpen = null;
+const OPEN_SCAN = 32;
+
 const RAW_CHUNK = 65536;          // bytes asked of a sink at once for long copies
 const LONG_STRING = 16384;        // longer strings are written in chunks
 
@@ -38,7 +50,9 @@ const LONG_STRING = 16384;        // longer strings are written in chunks
  */
 export function encodeWith(s, value, depthLimit, table = null, via = null) {
   const su8 = u8, sdv = dv, spos = pos, send = end, ssink = sink, sdepth = maxDepth, sexts = exts;
+  const sopenTop = openTop, sopenBase = openBase, sdeep = deepOpen;
   sink = s; u8 = s.u8; dv = s.dv; pos = s.pos; end = s.end; maxDepth = depthLimit; exts = table;
+  openBase = openTop; deepOpen = null;         // (slot openBase, depth 0, is never written)
   try {
     if (via === null) writeValue(value, 0);
     else via(value);                            // a contract's encoder (contract.js)
@@ -47,6 +61,8 @@ export function encodeWith(s, value, depthLimit, table = null, via = null) {
     throw explain(e, value);
   } finally {
     u8 = su8; dv = sdv; pos = spos; end = send; sink = ssink; maxDepth = sdepth; exts = sexts;
+    for (; openTop > sopenTop; openTop--) open[openTop] = undefined;   // nothing of the value kept alive
+    openBase = sopenBase; deepOpen = sdeep;
     if (keyTop === 0 && keyStack.length > KEYS_KEPT) keyStack.length = 0;   // no key of a big object kept alive
     // A nested encode (from a getter) may have grown linear memory: the
     // caller's views are re-made if they no longer cover its span.
@@ -63,9 +79,10 @@ export function resync() {
   if (sink !== null && sink.sync !== undefined) { sink.sync(); u8 = sink.u8; dv = sink.dv; }
 }
 
-// A depth failure along a path that meets an ancestor again is a cycle.
+// A cycle (or a depth failure along a path that meets an ancestor again):
+// the message names the ancestor.
 function explain(e, root) {
-  if (!(e instanceof EncodeFailure) || e.code !== codes.DEPTH_LIMIT) return finishEncodeError(e);
+  if (!(e instanceof EncodeFailure) || (e.code !== codes.DEPTH_LIMIT && e.code !== codes.CYCLE)) return finishEncodeError(e);
   const steps = e.steps.slice().reverse();
   const values = valuesAlong(root, steps);
   for (let j = 1; j < values.length; j++) {
@@ -540,17 +557,37 @@ function writeObject(v, depth) {
   if (depth > maxDepth)
     throw new EncodeFailure(codes.DEPTH_LIMIT, `nesting deeper than ${maxDepth} levels`);
   switch (classifyObject(v, exts)) {
-    case OBJECT: writeObjectMap(v, depth); return;
+    case OBJECT: enter(v, depth); writeObjectMap(v, depth); break;
     case EXTENSION: writeExtension(v, claimedBy()); return;
-    case ARRAY: writeArray(v, depth); return;
+    case ARRAY: enter(v, depth); writeArray(v, depth); break;
     case VIEW: writeTyped(v); return;
-    case MAP: writeMap(v, depth); return;
+    case MAP: enter(v, depth); writeMap(v, depth); break;
     case DATE: writeDate(v); return;
     case EXT: writeExtHeader(v.type, v.data.length); writeRaw(v.data); return;
     case BUFFER: writeBin(binBytes(v)); return;
-    case CONTRACT: contractClasses.get(v.constructor)(v, depth); return;
-    default: writeOtherObject(v, depth);
+    case CONTRACT: enter(v, depth); contractClasses.get(v.constructor)(v, depth); break;
+    default: enter(v, depth); writeOtherObject(v, depth);
   }
+  if (depth > OPEN_SCAN) deepOpen.delete(v);
+}
+
+// Container v is entered at depth (1 and up): CYCLE if the walk is inside it already.
+function enter(v, depth) {
+  const at = openBase + depth;
+  if (depth > 1) {
+    for (let i = openBase + 1, to = depth > OPEN_SCAN ? openBase + OPEN_SCAN : at - 1; i <= to; i++) if (open[i] === v) cycle();
+    if (depth > OPEN_SCAN) {
+      if (deepOpen === null) deepOpen = new Set();
+      if (deepOpen.has(v)) cycle();
+      deepOpen.add(v);
+    }
+  }
+  open[at] = v;
+  if (at > openTop) openTop = at;
+}
+
+function cycle() {
+  throw new EncodeFailure(codes.CYCLE, 'cyclic structure: this value is its own ancestor');
 }
 
 // A value of a registered class (or a subclass) as its extension e's ext.
@@ -735,5 +772,14 @@ export const W = Object.freeze({
   },
   deeper(depth) {
     if (depth > maxDepth) throw new EncodeFailure(codes.DEPTH_LIMIT, `nesting deeper than ${maxDepth} levels`);
+  },
+  /** A nested contract's value v at depth: as deeper, and CYCLE if the walk is inside v already. */
+  nest(v, depth) {
+    if (depth > maxDepth) throw new EncodeFailure(codes.DEPTH_LIMIT, `nesting deeper than ${maxDepth} levels`);
+    enter(v, depth);
+  },
+  /** After nest's value is written. */
+  unnest(v, depth) {
+    if (depth > OPEN_SCAN) deepOpen.delete(v);
   },
 });

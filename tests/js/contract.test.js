@@ -453,6 +453,12 @@ for (const compile of [true, false]) {
     const e = fail(() => N.encode(a), 'CYCLE', '$.next.next');
     assert.match(e.message, /the one at the root/);
     fail(() => encode(a, { contract: N }), 'CYCLE', '$.next.next');
+    // Found where the value first meets itself, not at maxDepth: its other fields are read once or twice, not 500 times.
+    let reads = 0;
+    const b = { get v() { reads++; return 1; }, next: null };
+    b.next = b;
+    fail(() => N.encode(b), 'CYCLE', '$.next');
+    assert.ok(reads <= 2, `${reads} reads`);
   });
 
   test(`${mode}: 0xc1 where a field's value should be is MALFORMED, as decode() says, not TYPE`, () => {
