@@ -30,7 +30,7 @@ export function scanNumbers(s, d, p, end, n, ctor) {
   if (typeof BigInt64Array === 'function' && (ctor === BigInt64Array || ctor === BigUint64Array))
     return scanBig(s, d, p, end, n, ctor);
   const wanted = ctor === 'auto' ? null : intRange(ctor);
-  if (wanted !== null) return scanInts(s, p, end, n, new ctor(n), wanted[0], wanted[1]);
+  if (wanted !== null) return scanInts(s, d, p, end, n, new ctor(n), wanted[0], wanted[1]);
   if (f64.length < n && n <= F64_KEPT) f64 = new Float64Array(Math.min(F64_KEPT, Math.max(n, f64.length * 2)));
   const out = n <= f64.length ? f64 : new Float64Array(n);
   let kinds = 0, min = 0, max = 0;
@@ -86,7 +86,7 @@ export function scanNumbers(s, d, p, end, n, ctor) {
 
 // Integers straight into the requested integer array, each checked against
 // its range; null at the first element that is not an integer that fits.
-function scanInts(s, p, end, n, a, lo, hi) {
+function scanInts(s, d, p, end, n, a, lo, hi) {
   for (let i = 0; i < n; i++) {
     if (p >= end) return null;
     const c = s[p];
@@ -111,7 +111,9 @@ function scanInts(s, p, end, n, a, lo, hi) {
       if (p + 2 > end) return null;
       v = (s[p + 1] << 24) >> 24; p += 2;
     } else {
-      return null;                                // 64-bit forms and floats never fit here
+      v = safeInt64(s, d, p, end);               // the 64-bit forms (another encoder's int64 fields), as C reads them
+      if (v === undefined) return null;         // (and floats: never here)
+      p += 9;
     }
     if (v < lo || v > hi) return null;
     a[i] = v;

@@ -49,3 +49,25 @@ test('a numeric array longer than the kept scan buffer decodes the same, into ea
   assert.deepEqual([...again], floats.slice(0, 10));
   assert.notEqual(again.buffer, f64.buffer);
 });
+
+test('integers in the 64-bit forms fill an integer array when they fit, in JS and in C alike, at any length', async () => {
+  // Another encoder's int64 fields (Go, Java, .NET longs) write small values as cf/d3.
+  const { createScratchpack } = await import('../../js/index.js');
+  const sp = await createScratchpack();
+  try {
+    const int64 = (v) => { const b = new Uint8Array(9); b[0] = v < 0 ? 0xd3 : 0xcf; new DataView(b.buffer).setBigInt64(1, BigInt(v)); return [...b]; };
+    const message = (n, last) => Uint8Array.from([0xdc, n >> 8, n & 255, ...Array.from({ length: n - 1 }, (_, i) => int64(i % 2 ? -i : i)).flat(), ...int64(last)]);
+    for (const n of [3, 255, 256, 1000]) {
+      for (const [ctor, fits, misfit] of [[Int32Array, -5, 2 ** 31], [Int16Array, 7, 40000], [Float64Array, 9, 2 ** 60]]) {
+        const ok = message(n, fits), bad = message(n, misfit);
+        const want = ctor.from({ length: n }, (_, i) => (i === n - 1 ? fits : i % 2 ? -i : i));
+        assert.deepEqual(decode(ok, { typedArrays: ctor }), want, `decode, ${n} into ${ctor.name}`);
+        assert.deepEqual(sp.decode(ok, { typedArrays: ctor }), want, `sp.decode, ${n} into ${ctor.name}`);
+        assert.ok(Array.isArray(decode(bad, { typedArrays: ctor })), `decode, ${n}, ${misfit} does not fit ${ctor.name}`);
+        assert.ok(Array.isArray(sp.decode(bad, { typedArrays: ctor })), `sp.decode, ${n}, ${misfit} does not fit ${ctor.name}`);
+      }
+    }
+  } finally {
+    sp.close();
+  }
+});
