@@ -43,7 +43,7 @@
 
 typedef struct input { const uint8_t *data; size_t len; } input;
 
-static void fail(const char *who) {
+static _Noreturn void fail(const char *who) {
   fprintf(stderr, "bench_decode: %s failed\n", who);
   exit(2);
 }

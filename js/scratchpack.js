@@ -98,6 +98,7 @@ export class Scratchpack {
       (e) => this._explain(e));
     this.threads = o.threads > 0 ? this._c.workersStart(o.threads) : 0;
     this._tasks.workers = this.threads;
+    this._tasks.bigMessage = this._big;
     unrefWorkers(m);
   }
 

@@ -124,6 +124,7 @@ export class Tasks {
     this.encodeHere = encodeHere;
     this.explain = explain;
     this.workers = 0;                 // set by the owner once its workers run
+    this.bigMessage = Infinity;       // the owner's: with no worker, a bigger message is encode()'s, in JS memory
     this.maxBytes = QUEUE_MAX_BYTES;
     this.inlineMax = INLINE_MAX_BYTES;
     this.order = new Fifo();          // every call not settled yet, in the order it was made
@@ -161,7 +162,7 @@ export class Tasks {
       this.complete(call, cancelled());
       return promise;
     }
-    const offThread = kind >= 0 && value.byteLength >= this.inlineMax;
+    const offThread = kind >= 0 && value.byteLength >= this.inlineMax && (this.workers > 0 || !this.passesBig(value));
     if (offThread) {
       const err = this.stageable(value);
       if (err !== null) {
@@ -199,6 +200,13 @@ export class Tasks {
     this.order.push(call);
     this.complete(call, err);
     return promise;
+  }
+
+  // Whether view's message may pass bigMessage: then, with no worker, it is
+  // encoded here as encode() writes it (in JS memory), not staged in linear
+  // memory, which never shrinks.
+  passesBig(view) {
+    return view.length * (view.BYTES_PER_ELEMENT + 1) + 5 > this.bigMessage;
   }
 
   // Why a typed array cannot be staged (an error), or null.

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # npm test: every test of every layer. C first: a Release build, an
-# ASan+UBSan build and a TSan build, each running the whole ctest suite.
+# ASan+UBSan build (gcc, then clang, whose UBSan checks more: NULL + 0, as
+# the WASM builds' compiler) and a TSan build, each running the whole ctest
+# suite; a UBSan report stops the test that made it.
 # Then the TypeScript declarations (tsc over tests/types) and WebAssembly:
 # every C test built for wasm32-wasi (32-bit size_t, no threads) under
 # node:wasi, the Emscripten modules, the JS package's node:test suite (the
@@ -12,15 +14,18 @@ cd "$(dirname "$0")/.."
 bash tests/setup.sh
 
 jobs=$(nproc 2>/dev/null || echo 2)
-run_c() {  # name build-type sanitizer
+export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1${UBSAN_OPTIONS:+:$UBSAN_OPTIONS}"
+run_c() {  # name build-type sanitizer [compiler]
   local dir="build-$1"
   echo "== C tests: $1"
-  cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE="$2" -DSP_SANITIZE="$3" -DSP_BUILD_BENCH=ON >/dev/null
+  cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE="$2" -DSP_SANITIZE="$3" -DSP_BUILD_BENCH=ON \
+    ${4:+-DCMAKE_C_COMPILER="$4"} >/dev/null
   cmake --build "$dir" -j"$jobs" >/dev/null
   ctest --test-dir "$dir" --output-on-failure -j"$jobs"
 }
 run_c release Release ""
 run_c asan Debug address
+run_c asan-clang Debug address clang
 # TSan needs a kernel whose ASLR leaves it room; say so instead of failing
 # mysteriously when it does not.
 if echo 'int main(void){return 0;}' | gcc -x c -fsanitize=thread -o /tmp/sp_tsan_probe - 2>/dev/null \

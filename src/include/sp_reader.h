@@ -194,11 +194,12 @@ static inline size_t sp_read_double_at(const uint8_t *p, double *out) {
   if (p[0] == 0xca) { uint32_t bits = sp_load32(p + 1); float f; memcpy(&f, &bits, 4); *out = f; return 5; }
   return 0;
 }
+/* A float32's bits are copied, not converted through a double: the
+** conversion would set a signalling NaN's quiet bit. */
 static inline size_t sp_read_float_at(const uint8_t *p, float *out) {
-  double d;
-  size_t k = sp_read_double_at(p, &d);
-  if (k) *out = (float)d;
-  return k;
+  if (p[0] == 0xca) { uint32_t bits = sp_load32(p + 1); memcpy(out, &bits, 4); return 5; }
+  if (p[0] == 0xcb) { uint64_t bits = sp_load64(p + 1); double d; memcpy(&d, &bits, 8); *out = (float)d; return 9; }
+  return 0;
 }
 
 int sp_read_double_slow(sp_reader *r, double *out);

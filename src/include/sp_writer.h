@@ -418,8 +418,11 @@ static inline size_t sp_put_bin_header(uint8_t *p, uint32_t n) {
 void sp_write_raw_slow(sp_writer *w, const void *src, size_t n);
 uint8_t *sp_write_str_slow(sp_writer *w, const char *utf8, size_t len);
 
-/* Copies n bytes as they are; they may span segments. */
+/* Copies n bytes as they are; they may span segments. (n == 0 returns at
+** once: a stream's writer has no span before its first write, and NULL + 0
+** is undefined.) */
 static inline void sp_write_raw(sp_writer *w, const void *src, size_t n) {
+  if (n == 0) return;
   if ((size_t)(w->end - w->cur) >= n) {
     sp_copy(w->cur, src, n);
     w->cur += n;

@@ -244,10 +244,20 @@ int sp_read_double_slow(sp_reader *r, double *out) {
   return 1;
 }
 
+/* As sp_read_float_at: a float32 by its bits; an integer straight to the
+** nearest float (through a double it could round twice). */
 int sp_read_float_slow(sp_reader *r, float *out) {
-  double d;
-  if (!sp_read_double_slow(r, &d)) return 0;
-  *out = (float)d;
+  uint8_t buf[16];
+  const uint8_t *p;
+  uint64_t u = 0;
+  int neg = 0, b = peek_byte(r);
+  if (b == 0xca || b == 0xcb) {
+    if ((p = take(r, b == 0xca ? 5 : 9, buf)) == NULL) return 0;
+    sp_read_float_at(p, out);
+    return 1;
+  }
+  if (!read_integer(r, &u, &neg)) return 0;
+  *out = neg ? (float)(int64_t)u : (float)u;
   return 1;
 }
 

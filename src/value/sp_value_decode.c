@@ -20,7 +20,9 @@
 ** as many values as the input has bytes. The decode starts with that many
 ** and takes each container's count (x2 for maps) from it before allocating
 ** its items; a header whose count exceeds what is left of it is
-** SP_E_LENGTH_LIMIT at the header. Valid input never runs out. The reader's
+** SP_E_TRUNCATED at the header: the bytes cannot hold what the containers
+** claim, so the message ends past them (a streaming caller waits for more,
+** as for the reader's own check). Valid input never runs out. The reader's
 ** own check (count <= bytes left, else SP_E_TRUNCATED) is per header:
 ** without the budget, nested headers each claiming
 ** nearly all the bytes left would each allocate that many items, level
@@ -152,7 +154,7 @@ static int decode_container(decoder *d, sp_value *out, int map) {
     return 0;
   count = map ? 2 * (uint64_t)n : n;
   if (count > d->budget)
-    return sp_reader_fail_at(r, at, SP_E_LENGTH_LIMIT, "containers claim more values than the input holds",
+    return sp_reader_fail_at(r, at, SP_E_TRUNCATED, "containers claim more values than the bytes left hold",
                              __func__);
   d->budget -= count;
   if (count > SIZE_MAX / sizeof *items)   /* 32-bit targets: 179 M items are 4 GiB */

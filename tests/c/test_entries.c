@@ -389,6 +389,32 @@ static void to_stream_hands_each_segment_over_as_it_fills(void) {
   pools_close();
 }
 
+/* A stream's writer has no span before its first write: an empty body
+** then (written raw, or an empty str after a sticky error) did NULL + 0,
+** undefined behaviour that clang's UBSan reports (gcc's does not). */
+static int empty_raw_first(sp_writer *w, const void *v) {
+  (void)v;
+  sp_write_raw(w, "", 0);
+  sp_write_int(w, 1);
+  return 0;
+}
+static int empty_str_after_an_error(sp_writer *w, const void *v) {
+  (void)v;
+  sp_write_timestamp(w, 0, 1000000000u);      /* nanoseconds out of range: the error sticks */
+  sp_write_str(w, "", 0);
+  sp_write_bin(w, "", 0);
+  return 0;
+}
+static void an_empty_body_before_a_streams_first_span_is_no_pointer_arithmetic(void) {
+  sp_buffer got;
+  sp_error e;
+  sp_buffer_init(&got);
+  CHECK(sp_to_stream(append_sink, &got, empty_raw_first, NULL, NULL, &e) == SP_OK);
+  CHECK(got.len == 1 && got.data[0] == 0x01);
+  CHECK(sp_to_stream(append_sink, &got, empty_str_after_an_error, NULL, NULL, &e) == SP_E_VALUE_RANGE);
+  sp_buffer_free(&got);
+}
+
 /* A message of 'n' counting bytes through the lifecycle of a to_array. */
 static void begin_counting(sp_entry *e, size_t *n) {
   CHECK(sp_entry_begin_array(e, &opts) == SP_OK);
@@ -535,6 +561,7 @@ int main(void) {
   SP_RUN(nested_after_migration_is_correct_in_both_modes);
   SP_RUN(scratch_out_of_memory_is_an_error_not_a_silent_sequence);
   SP_RUN(to_stream_hands_each_segment_over_as_it_fills);
+  SP_RUN(an_empty_body_before_a_streams_first_span_is_no_pointer_arithmetic);
   SP_RUN(entry_view_is_one_piece_without_a_copy_when_it_can_be);
   SP_RUN(entry_pieces_are_the_message_in_order);
   SP_RUN(to_array_gives_the_same_with_or_without_the_whole_lifecycle);

@@ -417,6 +417,48 @@ static void nan_reads_back_as_nan(void) {
   in_free(&in);
 }
 
+/* A float32 is read by its bits: through a double a signalling NaN came
+** back quiet (7f800001 as 7fc00001), in the fast and the slow path, and a
+** decoded tree re-encoded to other bytes. */
+static void a_float32_keeps_its_bits_signalling_nan_too(void) {
+  static const uint8_t snan[9] = {0xca, 0x7f, 0x80, 0x00, 0x01, 0xc0, 0xc0, 0xc0, 0xc0};
+  for (size_t len = 5; len <= 9; len += 4) {          /* 5: the slow path; 9: the inline one */
+    input in = in_copy(snan, len);
+    sp_reader r;
+    float f = 0;
+    uint32_t bits;
+    sp_reader_init(&r, in.p, in.n);
+    CHECK(sp_read_float(&r, &f) == 1);
+    memcpy(&bits, &f, 4);
+    if (!CHECK(bits == 0x7f800001u)) fprintf(stderr, "      %zu bytes: %08x\n", len, (unsigned)bits);
+    CHECK(sp_reader_offset(&r) == 5);
+    in_free(&in);
+  }
+  {
+    sp_doc doc = {0};
+    sp_value v;
+    sp_error e;
+    sp_bytes b = {0};
+    CHECK(sp_value_decode(snan, 5, NULL, &doc, &v, &e) == SP_OK);
+    CHECK(sp_to_array(sp_format_value, &v, NULL, &b, NULL) == SP_OK);
+    CHECK(b.len == 5 && memcmp(b.data, snan, 5) == 0);
+    sp_bytes_free(&b);
+    sp_doc_free(&doc);
+  }
+}
+
+/* An integer goes to the nearest float directly: through a double,
+** 2^60 + 2^36 + 1 rounded to 2^60 + 2^36 (a tie) and then to 2^60. */
+static void an_integer_reads_as_the_nearest_float_rounded_once(void) {
+  input in = in_copy(BYTES(0xcf, 0x10, 0x00, 0x00, 0x10, 0x00, 0x00, 0x00, 0x01));
+  sp_reader r;
+  float f = 0;
+  sp_reader_init(&r, in.p, in.n);
+  CHECK(sp_read_float(&r, &f) == 1);
+  CHECK(f == 0x1.000002p60f);                          /* 2^60 + 2^37 */
+  in_free(&in);
+}
+
 static void float_reader_rounds_a_double_to_nearest_float(void) {
   input in = in_copy(BYTES(0xcb, 0x3f, 0xb9, 0x99, 0x99, 0x99, 0x99, 0x99, 0x9a));
   sp_reader r;
@@ -2569,6 +2611,8 @@ int main(void) {
   SP_RUN(floats_read_back_exactly_as_double_and_float);
   SP_RUN(nan_reads_back_as_nan);
   SP_RUN(float_reader_rounds_a_double_to_nearest_float);
+  SP_RUN(a_float32_keeps_its_bits_signalling_nan_too);
+  SP_RUN(an_integer_reads_as_the_nearest_float_rounded_once);
   SP_RUN(integer_readers_reject_floats_with_type_error);
   SP_RUN(str_headers_of_every_form_and_zero_copy_bodies);
   SP_RUN(bin_headers_of_every_form_and_zero_copy_bodies);

@@ -158,7 +158,7 @@ static void nested_headers_claiming_every_byte_left_are_refused_at_the_second(vo
     in[at + 3] = (uint8_t)(claim >> 8); in[at + 4] = (uint8_t)claim;
   }
   bytes = decode_allocates(in, len, 0, &code, &e);
-  CHECK(code == SP_E_LENGTH_LIMIT && e.offset == 5);
+  CHECK(code == SP_E_TRUNCATED && e.offset == 5);   /* the bytes cannot hold what both claim */
   CHECK(bytes <= 64 * len + 16384);          /* the multiple sp_value_decode.c states */
   CHECK(bytes >= 24 * (len - 5));            /* the first level was within the budget */
   free(in);
@@ -204,15 +204,35 @@ static void every_truncation_fails_cleanly(void) {
     uint8_t *cut = malloc(len ? len : 1);     /* exact size: ASan sees any over-read */
     memcpy(cut, b.data, len);
     sp_code code = sp_value_decode(cut, len, NULL, &doc, &v, &e);
-    /* LENGTH_LIMIT: the containers begun so far claim more values than
-    ** the prefix has bytes (the decode's budget, checked before allocating) */
-    CHECK(code == SP_E_TRUNCATED || code == SP_E_LENGTH_LIMIT);
+    /* Also where the containers begun so far claim more values than the
+    ** prefix has bytes (the decode's budget, checked before allocating):
+    ** a streaming caller waits for more on TRUNCATED. */
+    CHECK(code == SP_E_TRUNCATED);
     CHECK(e.offset <= len);
     sp_doc_free(&doc);
     free(cut);
   }
   CHECK(sp_alloc_live_bytes() == live);
   sp_bytes_free(&b);
+}
+
+/* [[1,2,3],4,5] cut after 5 bytes: each header claims no more than the
+** bytes left, but together they claim more -- the message goes on past
+** them, so it is TRUNCATED (as sp_skip says), not a limit. */
+static void a_prefix_whose_containers_claim_more_than_its_bytes_is_truncated(void) {
+  static const uint8_t msg[7] = {0x93, 0x93, 0x01, 0x02, 0x03, 0x04, 0x05};
+  sp_doc doc = {0};
+  sp_value v;
+  sp_error e;
+  for (size_t len = 0; len < sizeof msg; len++) {
+    sp_reader r;
+    sp_reader_init(&r, msg, len);
+    sp_skip(&r);
+    CHECK(r.err.code == SP_E_TRUNCATED);
+    CHECK(sp_value_decode(msg, len, NULL, &doc, &v, &e) == SP_E_TRUNCATED);
+  }
+  CHECK(sp_value_decode(msg, sizeof msg, NULL, &doc, &v, &e) == SP_OK);
+  sp_doc_free(&doc);
 }
 
 static void c1_and_trailing_bytes_are_invalid(void) {
@@ -308,6 +328,7 @@ int main(void) {
   SP_RUN(nested_headers_claiming_every_byte_left_are_refused_at_the_second);
   SP_RUN(densest_valid_trees_fit_the_budget_and_the_stated_multiple);
   SP_RUN(every_truncation_fails_cleanly);
+  SP_RUN(a_prefix_whose_containers_claim_more_than_its_bytes_is_truncated);
   SP_RUN(c1_and_trailing_bytes_are_invalid);
   SP_RUN(failing_allocations_report_nomem_and_leak_nothing);
   SP_RUN(segmented_input_decodes_like_contiguous);

@@ -60,6 +60,25 @@ test('without worker threads a big call runs as a task here, one per event-loop 
   sp.close();
 });
 
+for (const options of [{ threads: 0 }, { wasm: 'single' }]) {
+  test(`without worker threads a call past bigMessage is encoded in JS memory, as encode() writes it (${JSON.stringify(options)})`, async () => {
+    // Staged as a task it took its input, segments and result in linear
+    // memory, which never shrinks: 8 MiB of doubles failed NOMEM under a
+    // 16 MiB maxMemory that encode() of the same array keeps within.
+    const sp = await createScratchpack({ ...options, maxMemory: 16 << 20, bigMessage: 4 << 20 });
+    try {
+      const big = Float64Array.from({ length: 1 << 20 }, (_, i) => i + 0.5);
+      const small = new Float64Array(INLINE_MAX_BYTES / 8);     // under bigMessage: still a task
+      const [a, b] = await Promise.all([sp.encodeAsync(big), sp.encodeAsync(small)]);
+      assert.deepEqual(a, sp.encode(big));
+      assert.deepEqual(b, sp.encode(small));
+      assert.equal(sp._tasks.counts().peakStagedBytes, taskCost(small));
+    } finally {
+      sp.close();
+    }
+  });
+}
+
 for (const options of [{ threads: 1 }, { threads: 0 }]) {
   test(`an aborted queued call leaves the queue with CANCELLED, the rest complete (${JSON.stringify(options)})`, async () => {
     const sp = await createScratchpack(options);
