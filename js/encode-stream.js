@@ -22,7 +22,7 @@
 import { ScratchpackError, abbreviatePath, codes, finishEncodeError, formatPath, EncodeFailure, indexStep, isStackOverflow,
   keyStep, mapKeyStep, mapStep } from './errors.js';
 import { ARRAY, BUFFER, DATE, EXT, MAP, OBJECT, VIEW, binBytes, classifyObject } from './classify.js';
-import { numericKind } from './typed.js';
+import { halvesAsFloat32, isDetached, numericKind } from './typed.js';
 import { utf8Length } from './text.js';
 import { StreamPart, encodeWith } from './writer.js';
 
@@ -214,7 +214,7 @@ class StreamWalk {
 
   // A bin (a VIEW that is not a numeric typed array, or a BUFFER) of more than BIG_LEAF bytes.
   enterBytes(v, at) {
-    if (ArrayBuffer.isView(v) && numericKind(v) >= 0) return false;
+    if (isDetached(v) || (ArrayBuffer.isView(v) && (numericKind(v) >= 0 || halvesAsFloat32(v) !== null))) return false;   // (write() says what is wrong)
     const bytes = binBytes(v);
     if (bytes.length <= BIG_LEAF || bytes.length > 0xffffffff) return false;   // (too long: write() says so)
     this.checkDepth(at);

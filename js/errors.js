@@ -237,5 +237,5 @@ export function describeValue(v) {
   if (v === undefined) return 'undefined (missing)';
   if (typeof v !== 'object') return `a ${typeof v}${typeof v === 'number' && !Number.isInteger(v) ? ' with a fraction' : ''}`;
   const name = v.constructor?.name || 'object';
-  return `${/^[AEIOU]/i.test(name) ? 'an' : 'a'} ${name}`;
+  return `${/^(?:[AEIO]|U(?!int))/i.test(name) ? 'an' : 'a'} ${name}`;   // a Uint8Array, an Object
 }

@@ -20,19 +20,28 @@ export class Ext {
       throw new ScratchpackError(codes.INVALID_ARGUMENT, `ext type must be an integer in -128..127, got ${type}`);
     this.type = type;
     this.data = data instanceof Uint8Array ? data : bytesOf(data);
-    if (type === -1) checkTimestamp(this.data);
+    const wrong = type === -1 ? timestampProblem(this.data) : null;
+    if (wrong !== null) throw new ScratchpackError(codes.INVALID_ARGUMENT, wrong);
   }
 }
 
-// INVALID_ARGUMENT unless b is a timestamp's body (what decode reads as MALFORMED otherwise).
-function checkTimestamp(b) {
+/**
+ * What is wrong with an Ext's fields as the writer finds them (they are
+ * plain fields: an assignment after construction is checked there), or null.
+ */
+export function extProblem(type, data) {
+  if (!Number.isInteger(type) || type < -128 || type > 127) return `its type is ${typeof type === 'number' ? type : describeValue(type)}, not an integer in -128..127`;
+  if (!(data instanceof Uint8Array)) return `its data is ${describeValue(data)}, not a Uint8Array`;
+  return type === -1 ? timestampProblem(data) : null;
+}
+
+// Why b is not a timestamp's body (what decode reads as MALFORMED), or null.
+function timestampProblem(b) {
   const n = b.length;
-  if (n !== 4 && n !== 8 && n !== 12)
-    throw new ScratchpackError(codes.INVALID_ARGUMENT, `an ext -1 is a timestamp of 4, 8 or 12 bytes, not ${n}`);
+  if (n !== 4 && n !== 8 && n !== 12) return `an ext -1 is a timestamp of 4, 8 or 12 bytes, not ${n}`;
   const hi = ((b[0] << 24) | (b[1] << 16) | (b[2] << 8) | b[3]) >>> 0;
   const nsec = n === 8 ? hi >>> 2 : n === 12 ? hi : 0;
-  if (nsec >= 1e9)
-    throw new ScratchpackError(codes.INVALID_ARGUMENT, `an ext -1 timestamp with ${nsec} nanoseconds (must be under 10^9)`);
+  return nsec >= 1e9 ? `an ext -1 timestamp with ${nsec} nanoseconds (must be under 10^9)` : null;
 }
 
 // Ext's data from what else holds bytes: a copy of an ArrayBuffer's, the

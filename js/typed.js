@@ -1,7 +1,7 @@
 // typed.js -- typed arrays as standard MessagePack arrays.
 // Owns: which typed arrays are numeric arrays (and their element kind, as
-// C's sp_num_kind numbers it), and the ranges a decoded array must fit to
-// become a given typed array. Must not touch: the bytes (C writes them,
+// C's sp_num_kind numbers it), the ranges a decoded array must fit to
+// become a given typed array, and whether a buffer was detached. Must not touch: the bytes (C writes them,
 // decoder.js reads them).
 
 /**
@@ -18,6 +18,15 @@ const kinds = new Map([
 if (typeof BigInt64Array === 'function') {
   kinds.set(BigInt64Array, KIND.I64);
   kinds.set(BigUint64Array, KIND.U64);
+}
+
+// Float16Array (Node 24, recent browsers): MessagePack has no 16-bit float,
+// so it is written as the float32 array of the same values (exact).
+const Half = typeof Float16Array === 'function' ? Float16Array : null;
+
+/** A Float32Array of view's values when view is a Float16Array, else null. */
+export function halvesAsFloat32(view) {
+  return Half !== null && view instanceof Half ? Float32Array.from(view) : null;
 }
 
 /** The element kind decode reads into a typed array of this constructor, or -1. */
@@ -55,4 +64,23 @@ export function intRange(ctor) {
 export function isTypedCtor(ctor) {
   return ranges.has(ctor) || ctor === Float32Array || ctor === Float64Array ||
     (typeof BigInt64Array === 'function' && (ctor === BigInt64Array || ctor === BigUint64Array));
+}
+
+/**
+ * Whether v (a view or an ArrayBuffer) is over a detached buffer: its bytes
+ * were transferred away (postMessage, structuredClone). A typed array then
+ * reads as empty; a DataView throws at every read, its length too.
+ */
+export function isDetached(v) {
+  const view = ArrayBuffer.isView(v);
+  if (!(view && v instanceof DataView) && v.byteLength !== 0) return false;
+  const b = view ? v.buffer : v;
+  if (!(b instanceof ArrayBuffer)) return false;          // a SharedArrayBuffer never detaches
+  if (typeof b.detached === 'boolean') return b.detached;  // ES2024 (not in Node 20)
+  try {
+    new Uint8Array(b);
+    return false;
+  } catch {
+    return true;
+  }
 }

@@ -11,13 +11,13 @@
 import {
   ARRAY, BUFFER, CONTRACT, DATE, EXT, EXTENSION, MAP, OBJECT, VIEW, binBytes, claimedBy, classifyObject, contractClasses,
 } from './classify.js';
-import { extEncode } from './ext.js';
+import { extEncode, extProblem } from './ext.js';
 import { POOLED_PIECE_MAX, copyBytes } from './sink.js';
 import {
   EncodeFailure, codes, finishEncodeError, indexStep, keyStep, mapKeyStep, mapStep,
   valuesAlong, within,
 } from './errors.js';
-import { numericKind } from './typed.js';
+import { halvesAsFloat32, isDetached, numericKind } from './typed.js';
 import { utf8Length, writeIfAscii, writeUtf8 } from './text.js';
 
 let u8 = null;
@@ -532,6 +532,8 @@ function writeMap(m, depth) {
 }
 
 function writeTyped(view) {
+  if (isDetached(view)) detached();
+  view = halvesAsFloat32(view) ?? view;
   const kind = numericKind(view);
   if (kind < 0) {
     writeBin(binBytes(view));
@@ -563,8 +565,8 @@ function writeObject(v, depth) {
     case VIEW: writeTyped(v); return;
     case MAP: enter(v, depth); writeMap(v, depth); break;
     case DATE: writeDate(v); return;
-    case EXT: writeExtHeader(v.type, v.data.length); writeRaw(v.data); return;
-    case BUFFER: writeBin(binBytes(v)); return;
+    case EXT: writeExt(v); return;
+    case BUFFER: if (isDetached(v)) detached(); writeBin(binBytes(v)); return;
     case CONTRACT: enter(v, depth); contractClasses.get(v.constructor)(v, depth); break;
     default: enter(v, depth); writeOtherObject(v, depth);
   }
@@ -584,6 +586,20 @@ function enter(v, depth) {
   }
   open[at] = v;
   if (at > openTop) openTop = at;
+}
+
+// An Ext as it is now: its fields were checked when it was made, but may
+// have been assigned since.
+function writeExt(v) {
+  const type = v.type, data = v.data;
+  const wrong = extProblem(type, data);
+  if (wrong !== null) throw new EncodeFailure(codes.INVALID_ARGUMENT, `an Ext whose fields changed after it was made: ${wrong}`);
+  writeExtHeader(type, data.length);
+  writeRaw(data);
+}
+
+function detached() {
+  throw new EncodeFailure(codes.INVALID_ARGUMENT, 'a typed array or ArrayBuffer whose buffer was detached (transferred away): its bytes are gone');
 }
 
 function cycle() {
@@ -634,7 +650,7 @@ function writeOtherObject(v, depth) {
   }
   for (const [c, what] of refused)
     if (v instanceof c) throw new EncodeFailure(codes.UNSUPPORTED_TYPE, `cannot encode ${what}`);
-  if (v instanceof Number || v instanceof String || v instanceof Boolean) {
+  if (v instanceof Number || v instanceof String || v instanceof Boolean || (typeof BigInt === 'function' && v instanceof BigInt)) {
     writeValue(v.valueOf(), depth);
     return;
   }

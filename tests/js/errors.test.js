@@ -1,9 +1,10 @@
 // Bad input and bad values: the right code, the byte offset or the element
 // path, a message a person can act on -- and nothing leaked in the WASM heap.
 import assert from 'node:assert/strict';
+import { Writable } from 'node:stream';
 import { after, before, describe, test } from 'node:test';
 
-import { ScratchpackError, createScratchpack, decode } from '../../js/index.js';
+import { Ext, ScratchpackError, createScratchpack, decode, decodeStream, encode } from '../../js/index.js';
 
 let sp;
 before(async () => { sp = await createScratchpack(); });
@@ -129,6 +130,42 @@ describe('encoding bad values', () => {
     } finally {
       deep.close();
     }
+  });
+
+  test('a detached buffer (transferred away) is INVALID_ARGUMENT, to decode and to encode, never a TypeError or an empty bin', async () => {
+    const ab = new ArrayBuffer(16);
+    const u8 = new Uint8Array(ab), f64 = new Float64Array(ab), dv = new DataView(ab);
+    structuredClone(ab, { transfer: [ab] });
+    for (const input of [ab, u8, f64, dv]) {
+      fails(() => decode(input), 'INVALID_ARGUMENT');
+      fails(() => sp.decode(input), 'INVALID_ARGUMENT');
+    }
+    fails(() => encode(ab), 'INVALID_ARGUMENT');
+    fails(() => sp.encode({ x: f64 }), 'INVALID_ARGUMENT', { path: '.x' });
+    fails(() => sp.encode([u8]), 'INVALID_ARGUMENT', { path: '[0]' });
+    fails(() => sp.encode({ d: [dv] }), 'INVALID_ARGUMENT', { path: '.d[0]' });
+    await assert.rejects(sp.encodeToStream({ x: [u8] }, new Writable({ write(c, _, done) { done(); } })),
+      { code: 'INVALID_ARGUMENT', path: '.x[0]' });
+    const chunks = async function* () { yield Uint8Array.of(0x92, 1); yield u8; yield Uint8Array.of(2); };
+    await assert.rejects(async () => { for await (const v of decodeStream(chunks())) assert.fail(`decoded ${v}`); }, { code: 'INVALID_ARGUMENT' });
+    assert.equal(sp.encode(new Uint8Array(0)).length, 2);      // an empty array that was never detached is an empty bin
+  });
+
+  test('an Ext whose fields were assigned after it was made is INVALID_ARGUMENT, not other bytes', () => {
+    const changed = [
+      (e) => { e.data = Uint8Array.of(9, 9, 9).buffer; },     // was written as ext 32 of 0 bytes
+      (e) => { e.data = Uint16Array.of(0x0102, 0x0304); },    // each element mod 256
+      (e) => { e.type = 300; },                               // type 44
+      (e) => { e.type = -1; e.data = new Uint8Array(3); },    // a timestamp decode() refuses
+    ];
+    for (const change of changed) {
+      const e = new Ext(3, Uint8Array.of(1, 2));
+      change(e);
+      fails(() => sp.encode({ e }), 'INVALID_ARGUMENT', { path: '.e' });
+    }
+    const fine = new Ext(3, Uint8Array.of(1, 2));
+    fine.data = Uint8Array.of(7);
+    assert.deepEqual([...sp.encode(fine)], [0xd4, 3, 7]);
   });
 
   test('legitimately deep values past the limit are DEPTH_LIMIT, not a stack overflow', () => {

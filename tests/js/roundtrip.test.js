@@ -1,6 +1,7 @@
 // Round trips of every supported type at its format boundaries, and the
 // exact bytes of the smallest forms.
 import assert from 'node:assert/strict';
+import { Writable } from 'node:stream';
 import { after, before, describe, test } from 'node:test';
 
 import { Ext, contract, createScratchpack, decode } from '../../js/index.js';
@@ -64,6 +65,11 @@ describe('scalars', () => {
     assert.equal(round(-(2n ** 60n)), -(2n ** 60n));
     assert.equal(round(2n ** 60n, { int64: 'number' }), 2 ** 60);
     assert.equal(round(2n ** 60n, { int64: 'string' }), '1152921504606846976');
+  });
+
+  test('a boxed BigInt is its value, as a boxed number is (it was an empty map)', () => {
+    assert.deepEqual([...sp.encode(Object(5n))], [...sp.encode(5n)]);
+    assert.deepEqual([...sp.encode([Object(-3n)])], [...sp.encode([-3n])]);
   });
 
   test('BigInts outside 64 bits are a VALUE_RANGE error', () => {
@@ -238,6 +244,17 @@ describe('typed arrays as standard MessagePack arrays', () => {
       }
       assert.deepEqual(decode(bytes), [...ta], Ctor.name);
     }
+  });
+
+  test('a Float16Array (where the host has one) is the float32 array of its values, not a bin of its bytes', { skip: typeof Float16Array !== 'function' && 'no Float16Array here' }, async () => {
+    const h = new Float16Array([1.5, -2, 65504, 0.0999755859375]);
+    const want = sp.encode(Float32Array.from(h));
+    assert.deepEqual(sp.encode(h), want);
+    assert.deepEqual(sp.encode({ h }), sp.encode({ h: Float32Array.from(h) }));
+    assert.deepEqual(sp.decode(want), [...h]);
+    const chunks = [];
+    await sp.encodeToStream({ big: new Float16Array(100000).fill(0.5) }, new Writable({ write(c, _, done) { chunks.push(Uint8Array.from(c)); done(); } }));
+    assert.deepEqual(sp.decode(Buffer.concat(chunks)).big.length, 100000);
   });
 
   test('BigInt64Array and BigUint64Array encode each element in its smallest form', () => {
