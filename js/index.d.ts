@@ -75,7 +75,9 @@ export declare class Ext {
 /**
  * A finished message that nothing writes over until the lease ends:
  * release() (detached too), the end of a `using` block, or -- once neither
- * the lease nor its view can be reached -- the garbage collector.
+ * the lease nor its view can be reached -- the garbage collector. A view
+ * you derive from `bytes` (subarray, a Buffer over its buffer) does not
+ * keep the lease alive: keep the lease while such a view is read.
  * @example
  * const lease = sp.encodeView(value);
  * socket.write(lease.bytes);          // or post it to a worker: no copy
