@@ -29,7 +29,9 @@ let maxDepth = 500;
 let exts = null;                  // the extensions option's table (ext.js), or null
 
 // The containers the walk is inside: the one at depth d in open[openBase +
-// d] (an encode nested in a getter starts past its caller's), so a value
+// d] (an encode nested in a getter starts past its caller's; a contract's
+// level that is not checked, W.deeper, empties its slot, so every slot
+// below the current depth holds an ancestor or nothing), so a value
 // that contains itself fails as CYCLE where it first meets itself -- not at
 // maxDepth, after writing everything beside the cycle at every level. Past
 // OPEN_SCAN levels they also go in a Set, so a deep walk checks in constant
@@ -786,8 +788,10 @@ export const W = Object.freeze({
     for (let i = 0; i < b.length; i++) u[p + i] = b[i];
     return p + b.length;
   },
+  /** A contract's level at depth whose value is not checked for cycles (an array, a list's elements). */
   deeper(depth) {
     if (depth > maxDepth) throw new EncodeFailure(codes.DEPTH_LIMIT, `nesting deeper than ${maxDepth} levels`);
+    open[openBase + depth] = undefined;         // no ancestor there: not an earlier sibling's container
   },
   /** A nested contract's value v at depth: as deeper, and CYCLE if the walk is inside v already. */
   nest(v, depth) {

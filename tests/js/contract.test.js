@@ -461,6 +461,19 @@ for (const compile of [true, false]) {
     assert.ok(reads <= 2, `${reads} reads`);
   });
 
+  test(`${mode}: the same value in a field and inside a later array's element is no cycle`, () => {
+    // The array's level is not checked for cycles: it must not keep the
+    // earlier field's value as if it were an ancestor.
+    const c = contract({ contracts: {
+      E: { keys: 'index', fields: { extra: 'any' } },
+      S: { keys: 'index', fields: { first: 'any', list: ['E'], m: { map: ['string', 'E'] } } },
+    } }, { compile });
+    const x = { shared: 1 };
+    const v = { first: x, list: [{ extra: x }, { extra: [x] }], m: { k: { extra: x } } };
+    assert.deepEqual(decode(c.S.encode(v)), [x, [[x], [[x]]], { k: [x] }]);
+    assert.deepEqual(decode(c.E.array().encode([{ extra: x }, { extra: [x, x] }])), [[x], [[x, x]]]);
+  });
+
   test(`${mode}: 0xc1 where a field's value should be is MALFORMED, as decode() says, not TYPE`, () => {
     const R = contract({ a: 'int32', b: 'string', t: 'int16[]' }, { keys: 'index', compile });
     fail(() => R.decode(Uint8Array.of(0xc1)), 'MALFORMED');
