@@ -133,7 +133,7 @@ test('a queued typed array whose buffer is transferred rejects its own call (INV
   for (const options of [{ threads: 0 }, { wasm: 'single' }]) {
     const sp = await createScratchpack(options);
     try {
-      const ahead = sp.encodeAsync(new Float64Array(1_000_000));       // runs first; the next one waits for it
+      const ahead = sp.encodeAsync(new Float64Array(900_000));         // a task (under bigMessage) that runs first; the next one waits for it
       const moved = new Float64Array(100_000).fill(1.5);
       const lost = sp.encodeAsync(moved);
       assert.equal(sp._tasks.counts().waiting, 1, 'the call is queued, not staged yet');
