@@ -575,16 +575,18 @@ function writeObject(v, depth) {
   if (depth > OPEN_SCAN) deepOpen.delete(v);
 }
 
-// Container v is entered at depth (1 and up): CYCLE if the walk is inside it already.
+// Container v is entered at depth (1 and up): CYCLE if the walk is inside
+// it already. The root (depth 1) is not kept -- a small message then costs
+// nothing here -- so a cycle back to it is found one level down, at its
+// child meeting itself again; slot 1 stays empty.
 function enter(v, depth) {
+  if (depth === 1) return;
   const at = openBase + depth;
-  if (depth > 1) {
-    for (let i = openBase + 1, to = depth > OPEN_SCAN ? openBase + OPEN_SCAN : at - 1; i <= to; i++) if (open[i] === v) cycle();
-    if (depth > OPEN_SCAN) {
-      if (deepOpen === null) deepOpen = new Set();
-      if (deepOpen.has(v)) cycle();
-      deepOpen.add(v);
-    }
+  for (let i = openBase + 2, to = depth > OPEN_SCAN ? openBase + OPEN_SCAN : at - 1; i <= to; i++) if (open[i] === v) cycle();
+  if (depth > OPEN_SCAN) {
+    if (deepOpen === null) deepOpen = new Set();
+    if (deepOpen.has(v)) cycle();
+    deepOpen.add(v);
   }
   open[at] = v;
   if (at > openTop) openTop = at;

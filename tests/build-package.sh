@@ -11,7 +11,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash tests/setup.sh build
 bash tests/build-wasm.sh dist
-bash tests/build-wasi.sh scratchpack-wasi
+bash tests/build-wasi.sh scratchpack-wasi-dist
 missing=$(node -e '
   const { files } = JSON.parse(require("fs").readFileSync("package.json", "utf8"));
   console.log(files.filter((f) => f.startsWith("dist/") && !require("fs").existsSync(f)).join(" "));')
