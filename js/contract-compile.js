@@ -95,7 +95,8 @@ class Gen {
     const reads = [];
     for (const f of order) {
       if (f === null) continue;
-      reads.push(`f = ${this.k(f.name)}; ${x.get(f)} = v[${q(f.name)}];` +
+      const read = this.R.inherited(f.name) ? `R.read(v, ${q(f.name)})` : `v[${q(f.name)}]`;
+      reads.push(`f = ${this.k(f.name)}; ${x.get(f)} = ${read};` +
         (f.hasDefault ? ` if (${x.get(f)} === undefined) ${x.get(f)} = ${this.k(f.default)};` : ''));
     }
     // Items in writing order: { bytes } constants, { f } fields.

@@ -27,6 +27,7 @@ export function interpretContract(c, W, D, R) {
   const proto = c.class === null ? null : c.class.prototype;
   const byKey = new Map(c.keys === 'name' ? c.fields.map((f, i) => [f.key, i]) : []);
   const tokens = fields.map((f) => f.key);
+  const inherited = order.map((f) => f !== null && R.inherited(f.name));   // read with R.read
   const missing = (f) => (!f.hasDefault ? (f.nullable ? null : undefined)
     : typeof f.def === 'object' && f.def !== null ? R.clone(f.def) : f.def);
 
@@ -40,7 +41,7 @@ export function interpretContract(c, W, D, R) {
       for (let i = 0; i < order.length; i++) {
         f = order[i];
         if (f === null) continue;
-        let x = v[f.name];
+        let x = inherited[i] ? R.read(v, f.name) : v[f.name];
         if (x === undefined && f.hasDefault) x = f.def;
         xs[i] = x;
       }

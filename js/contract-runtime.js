@@ -46,6 +46,19 @@ export const runtime = Object.freeze({
   },
   /** A fresh copy of an object default (each decoded value gets its own), of the same classes. */
   clone: (v) => copyOf(v, new Map()),
+  /**
+   * v[k] for a field named like a member of Object.prototype (toString,
+   * constructor, __proto__...): what v has of its own or from its class,
+   * never Object.prototype's (a plain object without the field has none).
+   */
+  read(v, k) {
+    if (Object.prototype.hasOwnProperty.call(v, k)) return v[k];
+    if (k === '__proto__') return undefined;
+    const x = v[k];
+    return x === Object.prototype[k] ? undefined : x;
+  },
+  /** Whether a field named k is read with read() (inherited from every object otherwise). */
+  inherited: (k) => k in Object.prototype,
   /** Sets o[k] = v, also for the key '__proto__' (an own property, not the prototype). */
   set(o, k, v) {
     if (k === '__proto__') Object.defineProperty(o, k, { value: v, enumerable: true, writable: true, configurable: true });

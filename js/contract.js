@@ -229,11 +229,17 @@ export function contract(fields, options = {}) {
   return c;
 }
 
+// A file's contracts are all descriptions: plain objects with fields (not
+// a field named 'contracts' whose wrapper holds a contract, or a type).
 function isContractFile(x) {
-  return x !== null && typeof x === 'object' && !Array.isArray(x) && x.contracts !== null &&
-    typeof x.contracts === 'object' && !Array.isArray(x.contracts) &&
-    Object.values(x.contracts).some((c) => c !== null && typeof c === 'object' && 'fields' in c);
+  if (x === null || typeof x !== 'object' || Array.isArray(x) || x.contracts === null ||
+    typeof x.contracts !== 'object' || Array.isArray(x.contracts)) return false;
+  const all = Object.values(x.contracts);
+  return all.length > 0 && all.every((c) => isPlainObject(c) && 'fields' in c);
 }
+
+const isPlainObject = (v) => v !== null && typeof v === 'object' &&
+  (Object.getPrototypeOf(v) === Object.prototype || Object.getPrototypeOf(v) === null);
 
 // A contract as messages name it: its name, or none for an unnamed one
 // (contract() names those 'contract').
@@ -325,6 +331,11 @@ function define(c, fields, names) {
     }
     const node = typeOf(typeSpec, names, at);
     if (c.keys === 'index') {
+      // JS lists integer-like names first, whatever order they were written
+      // in: with one among others, implicit keys are not what the
+      // description shows.
+      if (key === undefined && mixedIntegerNames(fields) !== null)
+        throw bad(`${where}, field ${mixedIntegerNames(fields)}: a field named like an integer needs every field to have an explicit key (keys: 'index'): JS orders such names before the others, not where they are written`);
       if (key === undefined) key = next;
       if (!Number.isInteger(key) || key < 0 || key > MAX_INT_KEY)
         throw bad(`${at}: key must be an integer in 0..${MAX_INT_KEY} (keys: 'index'), not ${String(key)}`);
@@ -340,6 +351,12 @@ function define(c, fields, names) {
   if (list.length === 0) throw bad(`${where}: no fields`);
   c.fields = Object.freeze(list);
   c.slots = c.keys === 'index' ? Math.max(...list.map((f) => f.key)) + 1 : list.length;
+}
+
+// The first integer-like field name among others, or null.
+function mixedIntegerNames(fields) {
+  const names = Object.keys(fields);
+  return names.length > 1 ? names.find((n) => /^(?:0|[1-9]\d{0,8})$/.test(n)) ?? null : null;
 }
 
 function isWrapper(spec) {
@@ -507,14 +524,24 @@ function intMapForm(n, v, int64, seen, no, contracts) {
 
 // What c decodes from v written through it: its class, its missing fields
 // given their defaults (or null), its int64s as c has them.
+// Its fields take their JSON forms too (bytes as arrays, int64s as
+// numbers), as a field of the default's own contract does.
 function contractForm(c, v, seen, no) {
   if (typeof v !== 'object' || Array.isArray(v) || v instanceof Map) throw no();
-  let out;
+  let out, at = null;
   try {
-    out = c.decode(c.encode(v));
+    const fields = {};
+    for (const f of c.fields) {
+      at = f.name;
+      const x = runtime.inherited(f.name) ? runtime.read(v, f.name) : v[f.name];
+      if (x !== undefined) runtime.set(fields, f.name, decodedForm(f.type, x, c.int64, seen));
+    }
+    at = null;
+    out = c.decode(c.encode(fields));
   } catch (e) {
-    if (!(e instanceof ScratchpackError)) throw e;
-    throw new Unfit(`${describeValue(v)} that ${what(c.name)} does not write (${e.message})`);
+    if (!(e instanceof ScratchpackError) && !(e instanceof Unfit)) throw e;
+    const why = at === null ? e.message : `its field ${at} is ${e.message}`;
+    throw new Unfit(`${describeValue(v)} that ${what(c.name)} does not write (${why})`);
   }
   seen.set(v, out);
   return out;

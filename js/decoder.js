@@ -44,7 +44,9 @@ export let decodeEnd = 0;
  * carry offsets into bytes; TRUNCATED means the value goes on past its end.
  */
 export function decodeFrom(bytes, at, options) {
-  // User code (an extension's decode) saves the state around itself (userExt).
+  // A decode run by user code inside another (an extension's decode, a
+  // contract class's setter) gives the outer one its state back after it.
+  const s0 = src, p0 = pos, l0 = len, d0 = dv, o0 = opt;
   src = bytes; pos = at; len = src.length; dv = null; opt = options;
   onDecode();
   try {
@@ -54,10 +56,8 @@ export function decodeFrom(bytes, at, options) {
   } catch (e) {
     throw tooDeep(e);
   } finally {
-    src = null;                        // nothing of the call is held past it:
-    dv = null;                         // not the bytes, not the options (an
-    opt = decodeDefaults;              // instance's hold the instance), not
-    clearSpare();                      // a value
+    src = s0; pos = p0; len = l0; dv = d0; opt = o0;   // the outermost: nothing of the call is held
+    if (s0 === null) clearSpare();                      // past it (not the bytes, the options, a value)
   }
 }
 

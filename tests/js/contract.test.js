@@ -333,7 +333,11 @@ test('a default reads back in the form decode gives the field (a missing field a
   bad({ x: { type: { map: ['int32', 'int32'] }, default: { a: 1 } } }, {}, /key a is not an int32/);
   bad({ x: { type: 'int64', default: 2n ** 60n } }, { int64: 'number' }, /beyond what a number holds/);
   bad({ x: { type: 'uint64', default: -1 } }, {}, /the default is a negative number, not a uint64|the default is .*not a uint64/);
-  bad({ p: { type: P, default: { x: 'no' } } }, {}, /field p: the default is an Object that contract P does not write \(expected int8, got a string at \$\.x\)/);
+  bad({ p: { type: P, default: { x: 'no' } } }, {}, /field p: the default is an Object that contract P does not write \(its field x is a string, not a int8\)/);
+  // A nested contract's fields take the JSON forms a field's own default takes (bytes as an array, int64s as numbers).
+  const { Outer } = contract({ contracts: { Blob: { keys: 'index', fields: { data: 'bin', nums: 'int64[]' } },
+    Outer: { keys: 'index', fields: { inner: { type: 'Blob', default: { data: [1, 2, 3], nums: [1, 2] } } } } } });
+  assert.deepEqual(Outer.decode(Uint8Array.of(0x90)), { inner: { data: Uint8Array.of(1, 2, 3), nums: BigInt64Array.of(1n, 2n) } });
   bad({ a: { type: 'int32[]', default: [1.5] } }, {}, /an array holding .*, not a int32\[\]/);
 });
 
@@ -502,4 +506,36 @@ test('options that are not an object are INVALID_ARGUMENT; a class contract is n
   assert.equal(P.name, 'Pt');
   assert.match(fail(() => P.encode(1), 'TYPE').message, /expected a Pt object/);
   assert.equal(contract({ x: 'int8' }, { class: class Other {}, name: 'Given' }).name, 'Given');
+});
+
+test('fields named like Object.prototype members, a field named contracts, integer-like names, decode inside a setter', () => {
+  for (const compile of [true, false]) {
+    // A plain object without the field has none: not Object.prototype's toString or constructor.
+    const A = contract({ id: 'uint8', toString: 'string?', constructor: { type: 'uint8', default: 5 }, valueOf: 'any' },
+      { keys: 'index', compile });
+    assert.deepEqual([...A.encode({ id: 1 })], [0x94, 1, 0xc0, 5, 0xc0]);
+    assert.deepEqual(A.decode(A.encode({ id: 1, toString: 's', constructor: 6, valueOf: [1] })),
+      { id: 1, toString: 's', constructor: 6, valueOf: [1] });
+    const P = contract(Object.fromEntries([['id', 'uint8'], ['__proto__', 'string?']]), { keys: 'index', compile });
+    assert.deepEqual([...P.encode({ id: 1 })], [0x92, 1, 0xc0]);
+    // A field named contracts whose wrapper holds a contract is a field, not a contract file.
+    const Item = contract({ sku: 'string' }, { name: 'Item', compile });
+    const W = contract({ id: 'uint32', contracts: { type: Item, nullable: true } }, { keys: 'index', compile });
+    assert.deepEqual(W.decode(W.encode({ id: 2, contracts: { sku: 'k' } })), { id: 2, contracts: { sku: 'k' } });
+    // An integer-like name's place is not where it is written (JS lists it first): an explicit key is asked for.
+    for (const fields of [{ name: 'string', 2: 'uint8' }, { name: 'string', 2: { type: 'uint8', key: 1 } }])
+      assert.throws(() => contract(fields, { keys: 'index', compile }),
+        (e) => e.code === 'INVALID_ARGUMENT' && /field 2: a field named like an integer needs every field to have an explicit key/.test(e.message));
+    const K = contract({ name: { type: 'string', key: 0 }, 2: { type: 'uint8', key: 1 } }, { keys: 'index', compile });
+    assert.deepEqual([...K.encode({ name: 'a', 2: 7 })], [0x92, 0xa1, 0x61, 7]);
+    // A class's setter may decode another message: the outer decode goes on where it was.
+    const Inner = contract({ q: 'string' }, { keys: 'index', compile });
+    const inner = Inner.encode({ q: 'z'.repeat(40) });
+    class S { set x(v) { this._x = v; this.len = Inner.decode(inner).q.length; } get x() { return this._x; } }
+    const SC = contract({ a: 'int8', x: 'int32' }, { class: S, compile, keys: 'index' });
+    const L = contract({ items: [SC], tail: 'string' }, { compile, keys: 'index' });
+    const out = L.decode(L.encode({ items: [{ a: 1, x: 2 }, { a: 3, x: 4 }], tail: 'end' }));
+    assert.equal(out.tail, 'end');
+    assert.deepEqual(out.items.map((s) => [s.a, s.x, s.len]), [[1, 2, 40], [3, 4, 40]]);
+  }
 });
