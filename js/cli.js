@@ -142,7 +142,7 @@ async function genC(args) {
     text = generateC(doc, guard === undefined ? {} : { guard });
   } catch (e) {
     if (!(e instanceof ScratchpackError)) throw e;
-    process.stderr.write(`scratchpack gen-c: ${e.code}: ${e.message}\n`);
+    process.stderr.write(`scratchpack gen-c: ${e.code}: ${oneLine(e.message)}\n`);
     return 1;
   }
   if (outFile === null || outFile === '-') {
@@ -157,6 +157,9 @@ async function genC(args) {
   }
   return 0;
 }
+
+// A message on one line: a name's control characters (a newline...) as escapes.
+const oneLine = (m) => m.replace(/[\x00-\x1f\x7f\u2028\u2029]/g, (c) => JSON.stringify(c).slice(1, -1));
 
 function fail(why) {
   process.stderr.write(`scratchpack: ${why} (scratchpack --help for the usage)\n`);

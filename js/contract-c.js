@@ -94,6 +94,8 @@ function cName(s, what) {
     throw bad(`${what} '${s}' is not a C identifier: rename it for gen-c`);
   if (/^_[A-Z_]/.test(s)) throw bad(`${what} '${s}': names that begin with __ or _ and a capital are C's own: rename it for gen-c`);
   if (MACROS.has(s)) throw bad(`${what} '${s}' is a macro of the C headers the output includes: rename it for gen-c`);
+  if (/^(sp|SP)_/.test(s) || s === 'SCRATCHPACK_H')
+    throw bad(`${what} '${s}': sp_ and SP_ names are scratchpack's (its macros among them; SCRATCHPACK_H too): rename it for gen-c`);
   return s;
 }
 
@@ -141,13 +143,32 @@ function cString(s) {
   return `${out}"`;
 }
 
-// A C expression of a double (float32: a float).
+// A C expression of a double, or for a float32 of the float JS writes
+// (Math.fround: the double rounded once), as an exact hexadecimal literal --
+// a decimal 'f' literal rounds the text straight to float, which differs
+// for halfway values, and fails to compile past float's range.
 function cFloat(v, f32) {
+  if (f32) v = Math.fround(v);
   if (Number.isNaN(v)) return 'NAN';
   if (!Number.isFinite(v)) return v > 0 ? 'INFINITY' : '-INFINITY';
-  let t = Object.is(v, -0) ? '-0.0' : String(v);
-  if (!/[.e]/.test(t)) t += '.0';
-  return f32 ? `${t}f` : t;
+  if (!f32) {
+    const t = Object.is(v, -0) ? '-0.0' : String(v);
+    return /[.e]/.test(t) ? t : `${t}.0`;
+  }
+  return `${hexFloat(v)}f`;
+}
+
+// v (finite) as a C99 hexadecimal floating constant, exactly.
+function hexFloat(v) {
+  if (v === 0) return Object.is(v, -0) ? '-0x0p+0' : '0x0p+0';
+  const b = new DataView(new ArrayBuffer(8));
+  b.setFloat64(0, v);
+  const bits = b.getBigUint64(0);
+  const sign = bits >> 63n ? '-' : '';
+  const exp = Number((bits >> 52n) & 0x7ffn);
+  const frac = bits & ((1n << 52n) - 1n);
+  const lead = exp === 0 ? 0 : 1;                              // (a double of a float is never subnormal)
+  return `${sign}0x${lead}.${frac.toString(16).padStart(13, '0')}p${exp === 0 ? -1022 : exp - 1023}`;
 }
 
 // A C expression of an integer default of C type ctype.
@@ -191,7 +212,8 @@ function cDefault(x, where) {
  */
 export function generateC(doc, options = {}) {
   const contracts = loadContracts(doc);
-  const guard = cName(options.guard ?? 'SP_CONTRACTS_H', 'guard');
+  const guard = options.guard === undefined ? 'SP_CONTRACTS_H' : cName(options.guard, 'guard');
+  if (LIBRARY.has(guard)) throw bad(`guard '${guard}' is declared by the C headers the output includes: choose another`);
   const list = Object.values(contracts);
   const info = new Map();
   // Each contract's four names must not meet another's, nor the library's sp_/SP_ names.
@@ -208,7 +230,9 @@ export function generateC(doc, options = {}) {
     const fields = c.fields.map((f) => {
       const where = `contract ${c.name}, field ${f.name}`;
       cName(f.name, `${where}: the member name`);
+      if (f.name === guard) throw bad(`${where}: the member name is the include guard's (a macro): rename one for gen-c`);
       if (c.keys === 'name' && new TextEncoder().encode(f.key).length > 256) throw bad(`${where}: keys are at most 256 bytes in C`);
+      if (c.keys === 'name' && f.key.includes('\0')) throw bad(`${where}: a key with a NUL character has no C form (sp_field names end at NUL)`);
       const x = { f, ...cField(f.type, where) };
       x.init = f.hasDefault ? cDefault(x, where) : null;
       return x;

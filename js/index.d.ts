@@ -700,11 +700,13 @@ export interface ContractTypedArrays {
 }
 /**
  * A field's type: a name ('uint32', 'string?' nullable, 'int32[]' a typed
- * array), another contract, [type] an array, { map: [keyType, valueType] }
- * (string keys: an object; integer keys: a Map), or { type, nullable }.
+ * array, 'string[]' an array as [type] is), another contract, [type] an
+ * array, { map: [keyType, valueType] } (string keys: an object; integer
+ * keys: a Map), or { type, nullable }.
  */
 export type ContractType =
   | ContractScalarType | `${ContractScalarType}?` | keyof ContractTypedArrays | `${keyof ContractTypedArrays}?`
+  | `${ContractScalarType}[]` | `${ContractScalarType}?[]` | `${ContractScalarType}[]?` | `${ContractScalarType}?[]?`
   | Contract<any> | readonly [ContractType]
   | { readonly map: readonly ['string' | ContractIntType, ContractType]; readonly nullable?: boolean }
   | { readonly type: ContractType; readonly nullable?: boolean };
@@ -726,6 +728,7 @@ export type ContractValue<T, I64 = bigint> =
   : T extends { readonly type: infer U } ? ContractValue<U, I64> | (T extends { readonly nullable: true } ? null : never)
   : T extends `${infer B}?` ? ContractValue<B, I64> | null
   : T extends keyof ContractTypedArrays ? ContractTypedArrays[T]
+  : T extends `${infer E}[]` ? ContractValue<E, I64>[]
   : ScalarValue<T, I64>;
 /** The value of a contract with these fields. */
 export type ContractFieldsValue<F, I64 = bigint> = { -readonly [K in keyof F]: ContractValue<F[K], I64> };
@@ -749,6 +752,7 @@ export type ContractInput<T> =
   : T extends { readonly type: infer U } ? ContractInput<U> | (T extends { readonly nullable: true } ? null | undefined : never)
   : T extends `${infer B}?` ? ContractInput<B> | null | undefined
   : T extends keyof ContractTypedArrays ? TypedInput<T>
+  : T extends `${infer E}[]` ? readonly ContractInput<E>[]
   : ScalarInput<T>;
 // Fields encode may leave out: those with a default, and nullable ones (written as nil).
 type OptionalKeys<F> = { [K in keyof F]: F[K] extends { readonly default: unknown } | { readonly nullable: true } | `${string}?`

@@ -113,8 +113,23 @@ static void init_gives_the_defaults_a_message_leaves_out(void) {
   sp_schema_release(&Settings_schema, &s);
 }
 
+/* Settings_init's members, written, are the JS contract's defaults byte
+** for byte: a float32 default is the float JS writes (rounded once from the
+** double; a decimal 'f' literal rounded a halfway value the other way, and
+** 1e40 did not compile). */
+static void init_writes_the_js_defaults(void) {
+  Settings s;
+  sp_bytes b = {0};
+  Settings_init(&s);
+  CHECK(sp_schema_to_array(&Settings_schema, &s, NULL, &b, NULL) == SP_OK);
+  CHECK_BYTES(b.data, b.len, settings_defaults_js, settings_defaults_js_len);
+  sp_bytes_free(&b);
+  sp_schema_release(&Settings_schema, &s);
+}
+
 int main(void) {
   SP_RUN(the_same_value_gives_the_same_bytes_as_the_js_contract);
+  SP_RUN(init_writes_the_js_defaults);
   SP_RUN(the_js_bytes_decode_into_the_generated_structs);
   SP_RUN(init_gives_the_defaults_a_message_leaves_out);
   sp_schema_forget(&Settings_schema);

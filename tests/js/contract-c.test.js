@@ -70,6 +70,12 @@ test('npx scratchpack gen-c writes the header; bad input exits 1 with the reason
     oneLine(['gen-c', file.pathname, '-o', dir], /^scratchpack: cannot write .*: EISDIR/);
     writeFileSync(join(dir, 'bin.json'), Uint8Array.of(0x93, 0x01, 0xff, 0xfe, 0x0a));
     oneLine(['gen-c', join(dir, 'bin.json')], /^scratchpack gen-c: .*bin\.json is not valid JSON \([\x20-\x7e]*\)\n$/);
+    // A refusal naming a field whose name holds a newline stays on one line.
+    writeFileSync(join(dir, 'nl.json'), '{"contracts":{"A":{"keys":"index","fields":{"line\\nbreak":"int32"}}}}');
+    const nl = spawnSync(process.execPath, [cli, 'gen-c', join(dir, 'nl.json')]);
+    assert.equal(nl.status, 1);
+    assert.match(nl.stderr.toString(), /^scratchpack gen-c: INVALID_ARGUMENT: .*line\\nbreak.*\n$/);
+    assert.equal(nl.stderr.toString().trim().split('\n').length, 1);
     if (existsSync('/dev/full')) {
       const full = spawnSync('sh', ['-c', `"${process.execPath}" "${cli}" gen-c "${file.pathname}" > /dev/full`]);
       assert.equal(full.status, 2);
@@ -82,7 +88,7 @@ test('npx scratchpack gen-c writes the header; bad input exits 1 with the reason
 
 test('each contract gets <Name>_init: zeroes and the defaults C can hold; other defaults are refused', () => {
   const h = generateC(doc);
-  assert.match(h, /static inline void Settings_init\(Settings \*v\) \{\n {2}memset\(v, 0, sizeof \*v\);\n {2}v->level = \(uint8_t\)1;\n {2}v->ratio = 0\.5f;\n {2}v->name = \(sp_str_field\)\{ \(char \*\)"anon \\303\\251", 7, 0 \};\n {2}v->on = true;\n {2}v->floor = INT64_C\(-9007199254740991\);\n {2}Point_init\(&v->at\);\n\}/);
+  assert.match(h, /static inline void Settings_init\(Settings \*v\) \{\n {2}memset\(v, 0, sizeof \*v\);\n {2}v->level = \(uint8_t\)1;\n {2}v->ratio = 0x1\.0000000000000p-1f;\n {2}v->name = \(sp_str_field\)\{ \(char \*\)"anon \\303\\251", 7, 0 \};\n {2}v->on = true;\n {2}v->floor = INT64_C\(-9007199254740991\);\n {2}v->half = 0x1\.0000000000000p0f;\n {2}v->past = INFINITY;\n {2}Point_init\(&v->at\);\n\}/);
   assert.match(generateC(one({ d: { type: 'float64', default: -0 }, n: { type: 'int32', default: -2147483648 } })),
     /v->d = -0\.0;\n {2}v->n = INT32_MIN;/);
   const refuses = (fields, re) => assert.throws(() => generateC(fields.contracts ? fields : one(fields)),
@@ -112,6 +118,14 @@ test('gen-c refuses names the header\'s includes declare or keep (size_t, memset
   for (const name of ['_Foo', '__x'])
     refuses({ [name]: { fields: { x: 'int8' } } }, /begin with __ or _ and a capital/);
   refuses({ A: { fields: { NULL: 'int8' } } }, /field NULL: the member name 'NULL' is a macro/);
+  // scratchpack.h's own macros (SP_FIELD_ARRAY...) and guard, and names the include guard meets.
+  refuses({ A: { fields: { SP_FIELD_ARRAY: 'int8' } } }, /member name 'SP_FIELD_ARRAY': sp_ and SP_ names are scratchpack's/);
+  refuses({ SCRATCHPACK_H: { fields: { x: 'int8' } } }, /contract name 'SCRATCHPACK_H': .* SCRATCHPACK_H too/);
+  assert.throws(() => generateC({ contracts: { A: { fields: { x: 'int8' } } } }, { guard: 'x' }), /field x: the member name is the include guard's/);
+  for (const guard of ['memset', 'uint8_t'])
+    assert.throws(() => generateC({ contracts: { A: { fields: { x: 'int8' } } } }, { guard }), /is declared by the C headers the output includes/);
+  // A key C's NUL-terminated field names would cut short.
+  refuses({ K: { keys: 'name', fields: { a: { type: 'int8', key: 'a\u0000b' } } } }, /field a: a key with a NUL character has no C form/);
   refuses({ A: { fields: { ATOMIC_INT_LOCK_FREE: 'int8' } } }, /is a macro/);
   refuses({ A: { fields: { _Bad: 'int8' } } }, /field _Bad: .*begin with __ or _ and a capital/);
 });

@@ -365,6 +365,16 @@ const clist: CRec[] = CList.decode(CList.encode([crec]));
 void clist;
 const cIsContract: boolean = CRec instanceof Contract;
 void cIsContract;
+// 'T[]' for non-numeric names is an array as [T] is; 'T?[]' of nullables, 'T[]?' a nullable array.
+const CArr = contract({ tags: 'string[]', maybe: 'string?[]', opt: 'bool[]?', ints: 'int32[]' });
+const carr = CArr.decode(CArr.encode({ tags: ['a'], maybe: ['b', null], opt: null, ints: [1, 2] }));
+const carrTags: string[] = carr.tags;
+const carrMaybe: (string | null)[] = carr.maybe;
+const carrOpt: boolean[] | null = carr.opt;
+const carrInts: Int32Array = carr.ints;
+void carrTags; void carrMaybe; void carrOpt; void carrInts;
+// @ts-expect-error: tags holds strings
+CArr.encode({ tags: [1], maybe: [], opt: null, ints: [] });
 
 const spc = await createScratchpack();
 const crec2: CRec = spc.decode(spc.encode(crec, { contract: CRec }), { contract: CRec });
