@@ -8,6 +8,7 @@
 import { EncodeFailure, ScratchpackError, codes, decodeWithin, describeValue, finishEncodeError, indexStep, keyStep,
   mapStep, within } from './errors.js';
 import { GrowSink } from './sink-grow.js';
+import { isDetached } from './typed.js';
 import { StreamPart, encodeWith } from './writer.js';
 
 export const runtime = Object.freeze({
@@ -39,6 +40,8 @@ export const runtime = Object.freeze({
   /** A bin field's value as a Uint8Array, or null when it is not bytes. */
   bytes(x) {
     if (x instanceof Uint8Array) return x;
+    if ((ArrayBuffer.isView(x) || x instanceof ArrayBuffer) && isDetached(x))
+      throw new EncodeFailure(codes.INVALID_ARGUMENT, 'a typed array or ArrayBuffer whose buffer was detached (transferred away): its bytes are gone');
     if (ArrayBuffer.isView(x)) return new Uint8Array(x.buffer, x.byteOffset, x.byteLength);
     if (x instanceof ArrayBuffer || (typeof SharedArrayBuffer === 'function' && x instanceof SharedArrayBuffer))
       return new Uint8Array(x);

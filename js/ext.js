@@ -7,6 +7,7 @@
 // them).
 
 import { EncodeFailure, ScratchpackError, codes, describeValue } from './errors.js';
+import { isDetached } from './typed.js';
 
 /**
  * An extension value: a type in -128..127 and its bytes. Type -1 is the
@@ -14,11 +15,14 @@ import { EncodeFailure, ScratchpackError, codes, describeValue } from './errors.
  * what a Date holds; an Ext(-1) must hold a valid one (4, 8 or 12 bytes,
  * nanoseconds under 10^9), as decode would read it back.
  */
+const detachedData = 'ext data is over a detached (transferred) buffer: its bytes are gone';
+
 export class Ext {
   constructor(type, data) {
     if (!Number.isInteger(type) || type < -128 || type > 127)
       throw new ScratchpackError(codes.INVALID_ARGUMENT, `ext type must be an integer in -128..127, got ${type}`);
     this.type = type;
+    if (data instanceof Uint8Array && isDetached(data)) throw new ScratchpackError(codes.INVALID_ARGUMENT, detachedData);
     this.data = data instanceof Uint8Array ? data : bytesOf(data);
     const wrong = type === -1 ? timestampProblem(this.data) : null;
     if (wrong !== null) throw new ScratchpackError(codes.INVALID_ARGUMENT, wrong);
@@ -32,6 +36,7 @@ export class Ext {
 export function extProblem(type, data) {
   if (!Number.isInteger(type) || type < -128 || type > 127) return `its type is ${typeof type === 'number' ? type : describeValue(type)}, not an integer in -128..127`;
   if (!(data instanceof Uint8Array)) return `its data is ${describeValue(data)}, not a Uint8Array`;
+  if (isDetached(data)) return 'its data is over a detached (transferred) buffer: its bytes are gone';
   return type === -1 ? timestampProblem(data) : null;
 }
 
@@ -54,7 +59,7 @@ function bytesOf(data) {
       return ArrayBuffer.isView(data) ? new Uint8Array(data.buffer.slice(data.byteOffset, data.byteOffset + data.byteLength))
         : new Uint8Array(data.slice(0));
     } catch (e) {                       // a detached (transferred) buffer
-      throw new ScratchpackError(codes.INVALID_ARGUMENT, 'ext data is over a detached (transferred) buffer', { cause: e });
+      throw new ScratchpackError(codes.INVALID_ARGUMENT, detachedData, { cause: e });
     }
   }
   if (!Array.isArray(data))
@@ -157,6 +162,9 @@ export function extEncode(e, v) {
   if (!(data instanceof Uint8Array))
     throw new EncodeFailure(codes.CALLBACK,
       `extension ${e.type} (${className(e.class)}) encode returned ${describe(data)}, not a Uint8Array`);
+  if (isDetached(data))
+    throw new EncodeFailure(codes.CALLBACK,
+      `extension ${e.type} (${className(e.class)}) encode returned a Uint8Array over a detached (transferred) buffer`);
   return data;
 }
 

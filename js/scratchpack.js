@@ -23,7 +23,7 @@ import { copyBytes } from './sink.js';
 import { Heap, HeapSink, ScratchSink, TargetSink } from './sinks.js';
 import { openWritable } from './stream.js';
 import { Tasks } from './tasks.js';
-import { KIND, kindOfCtor, numericKind } from './typed.js';
+import { KIND, isDetached, kindOfCtor, numericKind } from './typed.js';
 import { canUseThreads, endWorkers, loadModule, unrefWorkers } from './wasm.js';
 import { encodeWith, resync } from './writer.js';
 
@@ -301,6 +301,8 @@ export class Scratchpack {
     if (typeof offset === 'object' && offset !== null) { options = offset; offset = 0; }   // (value, target, { contract })
     const via = contractOf(options);
     if (!(target instanceof Uint8Array)) throw new ScratchpackError(codes.INVALID_ARGUMENT, 'encodeInto needs a Uint8Array target');
+    if (target.length === 0 && isDetached(target))
+      throw new ScratchpackError(codes.INVALID_ARGUMENT, 'the target is over a detached (transferred) buffer: it has no bytes to write');
     if (!Number.isInteger(offset) || offset < 0 || offset > target.length)
       throw new ScratchpackError(codes.INVALID_ARGUMENT, `offset ${offset} is outside the target (0..${target.length})`);
     if (this._compression !== 0) return this._encodeIntoCompressed(value, target, offset, options);

@@ -759,7 +759,10 @@ export const W = Object.freeze({
     writeFloat64(v);
   },
   str: writeString,
-  bin: writeBin,
+  bin(b) {                                  // a Uint8Array: an empty one may be detached
+    if (b.length === 0 && isDetached(b)) detached();
+    writeBin(b);
+  },
   date: writeDate,
   any: writeValue,
   numbers: writeNumbers,

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';
 import { after, before, describe, test } from 'node:test';
 
-import { Ext, ScratchpackError, createScratchpack, decode, decodeStream, encode } from '../../js/index.js';
+import { Ext, ScratchpackError, contract, createScratchpack, decode, decodeStream, encode } from '../../js/index.js';
 
 let sp;
 before(async () => { sp = await createScratchpack(); });
@@ -150,6 +150,30 @@ describe('encoding bad values', () => {
     const chunks = async function* () { yield Uint8Array.of(0x92, 1); yield u8; yield Uint8Array.of(2); };
     await assert.rejects(async () => { for await (const v of decodeStream(chunks())) assert.fail(`decoded ${v}`); }, { code: 'INVALID_ARGUMENT' });
     assert.equal(sp.encode(new Uint8Array(0)).length, 2);      // an empty array that was never detached is an empty bin
+  });
+
+  test('bytes detached anywhere else are refused too: an Ext\'s data, a contract\'s bin field, an extension\'s result, an encodeInto target', async () => {
+    const gone = (v) => { structuredClone(v, { transfer: [v.buffer ?? v] }); return v; };
+    fails(() => new Ext(5, gone(new Uint8Array(2))), 'INVALID_ARGUMENT');          // was an Ext of 0 bytes
+    const ext = new Ext(5, Uint8Array.of(1, 2));
+    gone(ext.data);
+    fails(() => sp.encode([ext]), 'INVALID_ARGUMENT', { path: '[0]' });           // was c70005
+    for (const compile of [true, false]) {
+      const C = contract({ b: 'bin', more: ['bin'] }, { keys: 'name', compile });
+      fails(() => C.encode({ b: gone(new Uint8Array(3)), more: [] }), 'INVALID_ARGUMENT', { path: '$.b' });      // was c400
+      fails(() => C.encode({ b: gone(new ArrayBuffer(3)), more: [] }), 'INVALID_ARGUMENT', { path: '$.b' });     // was CALLBACK (a TypeError)
+      fails(() => C.encode({ b: gone(new DataView(new ArrayBuffer(3))), more: [] }), 'INVALID_ARGUMENT', { path: '$.b' });
+      fails(() => C.encode({ b: new Uint8Array(0), more: [gone(new Uint8Array(1))] }), 'INVALID_ARGUMENT', { path: '$.more[0]' });
+      assert.deepEqual([...C.encode({ b: new Uint8Array(0), more: [] })], [0x82, 0xa1, 0x62, 0xc4, 0, 0xa4, 0x6d, 0x6f, 0x72, 0x65, 0x90]);
+    }
+    class Point { constructor(x) { this.x = x; } }
+    const inst = await createScratchpack({ extensions: [{ type: 7, class: Point, encode: () => gone(new Uint8Array(4)), decode: (d) => new Point(d) }] });
+    try {
+      fails(() => inst.encode({ p: new Point(1) }), 'CALLBACK', { path: '.p' });    // was c70007: 4 bytes said, none written
+    } finally {
+      inst.close();
+    }
+    fails(() => sp.encodeInto(1, gone(new Uint8Array(64))), 'INVALID_ARGUMENT');   // was BUFFER_TOO_SMALL (0 bytes)
   });
 
   test('an Ext whose fields were assigned after it was made is INVALID_ARGUMENT, not other bytes', () => {
