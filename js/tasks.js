@@ -258,7 +258,8 @@ export class Tasks {
       if (call.done) continue;          // aborted while it waited
       this.queued--;
       this.encodeNow(call);
-      if (++k % 16 === 0 && now() - t0 >= TURN_BUDGET_MS) break;
+      k++;
+      if (now() - t0 >= TURN_BUDGET_MS) break;    // after every call: one may take far longer than the budget
     }
     if (this.here.length > 0 && !this.closed) this.schedule();
   }

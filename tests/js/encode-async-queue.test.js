@@ -61,6 +61,22 @@ test('without worker threads a big call runs as a task here, one per event-loop 
 });
 
 for (const options of [{ threads: 0 }, { wasm: 'single' }]) {
+  test(`without worker threads, calls that each take longer than the turn's budget run one per event-loop turn (${JSON.stringify(options)})`, async () => {
+    const sp = await createScratchpack(options);
+    // A getter that spins 3 ms: every encode takes longer than the 2 ms
+    // budget, however fast the machine (16 of them ran in one turn).
+    const slow = () => ({ get v() { const t = performance.now(); while (performance.now() - t < 3); return 1; } });
+    let turn = 0, ticking = true;
+    const tick = () => { turn++; if (ticking) setImmediate(tick); };
+    setImmediate(tick);
+    const turns = await Promise.all(Array.from({ length: 12 }, () => sp.encodeAsync(slow()).then(() => turn)));
+    ticking = false;
+    for (let i = 1; i < turns.length; i++) assert.ok(turns[i] > turns[i - 1], `calls ${i - 1} and ${i} settled in one turn: ${turns}`);
+    sp.close();
+  });
+}
+
+for (const options of [{ threads: 0 }, { wasm: 'single' }]) {
   test(`without worker threads a call past bigMessage is encoded in JS memory, as encode() writes it (${JSON.stringify(options)})`, async () => {
     // Staged as a task it took its input, segments and result in linear
     // memory, which never shrinks: 8 MiB of doubles failed NOMEM under a
