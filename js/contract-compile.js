@@ -13,7 +13,7 @@
 // closures it borrows for map and typed-array fields and whose bytes,
 // values and errors tests/js/contract-runs.test.js holds it to).
 
-import { decoder, encoder, typedElement } from './contract-interp.js';
+import { decoder, encoder } from './contract-interp.js';
 import { headerToken, keyToken } from './contract-runtime.js';
 import { RUN_STR_MAX } from './writer.js';
 
@@ -192,7 +192,7 @@ ${lines.map((l) => `    ${l}`).join('\n')}
         g = { cond: `typeof ${x} === 'number' && ${test}`, size: 5, write: `p = W.putInt(u, p, ${x} + 0);` };
         break;
       }
-      case 'f32': g = { cond: `typeof ${x} === 'number'`, size: 5, write: `u[p] = 0xca; dv.setFloat32(p + 1, ${x}); p += 5;` }; break;
+      case 'f32': g = { cond: `typeof ${x} === 'number' && !(${x} >= 3.4028235677973366e38 || ${x} <= -3.4028235677973366e38)`, size: 5, write: `u[p] = 0xca; dv.setFloat32(p + 1, ${x}); p += 5;` }; break;
       case 'f64': g = { cond: `typeof ${x} === 'number'`, size: 9, write: `u[p] = 0xcb; dv.setFloat64(p + 1, ${x}); p += 9;` }; break;
       case 'str':
         g = { cond: `typeof ${x} === 'string' && ${x}.length <= ${RUN_STR_MAX}`, size: `(3 * ${x}.length + 2)`, write: `p = W.putStr(u, p, ${x});` };
@@ -270,7 +270,7 @@ ${lines.map((l) => `    ${l}`).join('\n')}
     else throw R.bigFail(${what}, ${x});`;
         break;
       }
-      case 'f32': s = `if (typeof ${x} !== 'number') throw R.type(${what}, ${x}); W.f32(${x});`; break;
+      case 'f32': s = `if (typeof ${x} !== 'number') throw R.type(${what}, ${x}); if (R.f32Over(${x})) throw R.range(${what}, ${x}); W.f32(${x});`; break;
       case 'f64': s = `if (typeof ${x} !== 'number') throw R.type(${what}, ${x}); W.f64(${x});`; break;
       case 'str': s = `if (typeof ${x} !== 'string') throw R.type(${what}, ${x}); W.str(${x});`; break;
       case 'bin': {
@@ -295,7 +295,6 @@ ${lines.map((l) => `    ${l}`).join('\n')}
       default:                                  // map, typed: the interpreter's closure
         return `${this.k(encoder(n, this.W, this.R))}(${x}, ${d});`;
     }
-    void typedElement;
     if (!n.nullable) return s;
     return `if (${x} === null || ${x} === undefined) W.nil(); else { ${s} }`;
   }

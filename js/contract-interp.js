@@ -6,7 +6,7 @@
 // decoder.js D primitives write and read every value), the vocabulary
 // (contract.js gives the normal form).
 
-import { kindOfCtor } from './typed.js';
+import { KIND, kindOfCtor } from './typed.js';
 import { headerToken, keyToken } from './contract-runtime.js';
 
 const I64 = [-(2n ** 63n), 2n ** 63n - 1n];
@@ -128,7 +128,7 @@ export function encoder(n, W, R) {
       };
       break;
     }
-    case 'f32': f = (x) => { if (typeof x !== 'number') throw R.type(what, x); W.f32(x); }; break;
+    case 'f32': f = (x) => { if (typeof x !== 'number') throw R.type(what, x); if (R.f32Over(x)) throw R.range(what, x); W.f32(x); }; break;
     case 'f64': f = (x) => { if (typeof x !== 'number') throw R.type(what, x); W.f64(x); }; break;
     case 'str': f = (x) => { if (typeof x !== 'string') throw R.type(what, x); W.str(x); }; break;
     case 'bin': f = (x) => { const b = R.bytes(x); if (b === null) throw R.type(what, x); W.bin(b); }; break;
@@ -215,6 +215,8 @@ export function typedElement(n, kind, R) {
       throw R.type(what, x);
     } else if (range !== undefined && !(Number.isInteger(x) && x >= range[0] && x <= range[1])) {
       throw R.intFail(what, x);
+    } else if (kind === KIND.F32 && R.f32Over(x)) {
+      throw R.range(what, x);
     }
   };
 }

@@ -11,6 +11,9 @@ import { GrowSink } from './sink-grow.js';
 import { isDetached } from './typed.js';
 import { StreamPart, encodeWith } from './writer.js';
 
+// 2^128 - 2^103: from here a number rounds to float32's infinity.
+const F32_OVER = 3.4028235677973366e38;
+
 export const runtime = Object.freeze({
   /** An encode TYPE failure: the value is not what the field's type takes. */
   type(what, v) {
@@ -20,6 +23,12 @@ export const runtime = Object.freeze({
   range(what, v) {
     return new EncodeFailure(codes.VALUE_RANGE, `${typeof v === 'bigint' ? `${v}n` : v} does not fit ${what}`);
   },
+  /**
+   * Whether a float32 field's number is finite but rounds to an infinity
+   * (its magnitude reaches halfway past float32's largest): VALUE_RANGE,
+   * as an integer field's number out of its range is.
+   */
+  f32Over: (x) => (x >= F32_OVER || x <= -F32_OVER) && x !== Infinity && x !== -Infinity,
   /** The failure of a value that is not an integer in lo..hi: TYPE, or VALUE_RANGE for an integer outside. */
   intFail(what, x) {
     return typeof x === 'number' && Number.isInteger(x) ? runtime.range(what, x) : runtime.type(what, x);

@@ -327,7 +327,7 @@ function define(c, fields, names) {
         if (!FIELD_KEYS.includes(k)) throw bad(`${at}: unknown '${k}'; known: ${FIELD_KEYS.join(', ')}`);
       key = spec.key;
       if ('default' in spec) { hasDefault = true; def = spec.default; }
-      typeSpec = spec.nullable ? { type: spec.type, nullable: true } : spec.type;
+      typeSpec = isNullable(spec, at) ? { type: spec.type, nullable: true } : spec.type;
     }
     const node = typeOf(typeSpec, names, at);
     if (c.keys === 'index') {
@@ -381,13 +381,13 @@ function typeOf(spec, names, at) {
       if (key.nullable) throw bad(`${at}: map keys cannot be nullable`);
       const value = typeOf(m[1], names, at);
       const n = node('map', `{map:[${key.type},${value.type}]}`, { key, value });
-      return spec.nullable ? nullable(n) : n;
+      return isNullable(spec, at) ? nullable(n) : n;
     }
     if ('type' in spec) {
       for (const k of Object.keys(spec))
         if (k !== 'type' && k !== 'nullable') throw bad(`${at}: '${k}' is only allowed on a field, not inside a type`);
       const n = typeOf(spec.type, names, at);
-      return spec.nullable ? nullable(n) : n;
+      return isNullable(spec, at) ? nullable(n) : n;
     }
     throw bad(`${at}: a type is a name, [type], { map: [k, v] }, { type, nullable } or a contract`);
   }
@@ -403,6 +403,14 @@ function typeOf(spec, names, at) {
     return node('array', `[${elem.type}]`, { elem });
   }
   throw bad(`${at}: unknown type '${spec}'; known: ${TYPE_NAMES.join(', ')}${names ? `, and the file's contracts: ${[...names.keys()].join(', ')}` : ''}`);
+}
+
+// A wrapper's nullable: true or false, or left out (false); anything else
+// is a mistake ('no' would have made the field nullable).
+function isNullable(spec, at) {
+  const v = spec.nullable;
+  if (v === undefined || typeof v === 'boolean') return v === true;
+  throw bad(`${at}: nullable is true or false, not ${describeValue(v)}`);
 }
 
 const node = (kind, type, more) => Object.freeze({ kind, type, nullable: false, ...more });
@@ -467,6 +475,7 @@ function decodedForm(n, v, int64, seen, contracts = true) {
     case 'map': return n.key.kind === 'str' ? strMapForm(n, v, int64, seen, no, contracts) : intMapForm(n, v, int64, seen, no, contracts);
     case 'contract': return contracts ? contractForm(n.contract, v, seen, no) : v;
     default:
+      if (n.kind === 'f32' && typeof v === 'number' && runtime.f32Over(v)) throw new Unfit(`${v}, past float32's range (it would be written as an infinity)`);
       if (!fitsScalar(n, v)) throw no();
       return v;
   }
@@ -552,7 +561,8 @@ function fitsScalar(n, v) {
   switch (n.kind) {
     case 'bool': return typeof v === 'boolean';
     case 'int': return Number.isInteger(v) && v >= n.lo && v <= n.hi;
-    case 'f32': case 'f64': return typeof v === 'number';
+    case 'f32': return typeof v === 'number' && !runtime.f32Over(v);
+    case 'f64': return typeof v === 'number';
     case 'str': return typeof v === 'string';
     case 'date': return v instanceof Date && !Number.isNaN(v.getTime());
     default: return n.kind === 'any';

@@ -235,6 +235,7 @@ export function finishDecodeError(e) {
 export function describeValue(v) {
   if (v === null) return 'null';
   if (v === undefined) return 'undefined (missing)';
+  if (typeof v === 'number' && !Number.isFinite(v)) return `${v}`;                    // NaN, Infinity
   if (typeof v !== 'object') return `a ${typeof v}${typeof v === 'number' && !Number.isInteger(v) ? ' with a fraction' : ''}`;
   const name = v.constructor?.name || 'object';
   return `${/^(?:[AEIO]|U(?!int))/i.test(name) ? 'an' : 'a'} ${name}`;   // a Uint8Array, an Object

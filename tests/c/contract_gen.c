@@ -115,8 +115,7 @@ static void init_gives_the_defaults_a_message_leaves_out(void) {
 
 /* Settings_init's members, written, are the JS contract's defaults byte
 ** for byte: a float32 default is the float JS writes (rounded once from the
-** double; a decimal 'f' literal rounded a halfway value the other way, and
-** 1e40 did not compile). */
+** double; a decimal 'f' literal rounded a halfway value the other way). */
 static void init_writes_the_js_defaults(void) {
   Settings s;
   sp_bytes b = {0};

@@ -88,7 +88,7 @@ test('npx scratchpack gen-c writes the header; bad input exits 1 with the reason
 
 test('each contract gets <Name>_init: zeroes and the defaults C can hold; other defaults are refused', () => {
   const h = generateC(doc);
-  assert.match(h, /static inline void Settings_init\(Settings \*v\) \{\n {2}memset\(v, 0, sizeof \*v\);\n {2}v->level = \(uint8_t\)1;\n {2}v->ratio = 0x1\.0000000000000p-1f;\n {2}v->name = \(sp_str_field\)\{ \(char \*\)"anon \\303\\251", 7, 0 \};\n {2}v->on = true;\n {2}v->floor = INT64_C\(-9007199254740991\);\n {2}v->half = 0x1\.0000000000000p0f;\n {2}v->past = INFINITY;\n {2}Point_init\(&v->at\);\n\}/);
+  assert.match(h, /static inline void Settings_init\(Settings \*v\) \{\n {2}memset\(v, 0, sizeof \*v\);\n {2}v->level = \(uint8_t\)1;\n {2}v->ratio = 0x1\.0000000000000p-1f;\n {2}v->name = \(sp_str_field\)\{ \(char \*\)"anon \\303\\251", 7, 0 \};\n {2}v->on = true;\n {2}v->floor = INT64_C\(-9007199254740991\);\n {2}v->half = 0x1\.0000000000000p0f;\n {2}v->top = 0x1\.fffffe0000000p127f;\n {2}Point_init\(&v->at\);\n\}/);
   assert.match(generateC(one({ d: { type: 'float64', default: -0 }, n: { type: 'int32', default: -2147483648 } })),
     /v->d = -0\.0;\n {2}v->n = INT32_MIN;/);
   const refuses = (fields, re) => assert.throws(() => generateC(fields.contracts ? fields : one(fields)),
@@ -96,6 +96,9 @@ test('each contract gets <Name>_init: zeroes and the defaults C can hold; other 
   refuses({ a: { type: ['int8'], default: [1] } }, /field a: a default for an array has no C form/);
   refuses({ contracts: { P: { fields: { x: 'int8' } }, T: { fields: { p: { type: 'P', default: { x: 1 } } } } } },
     /contract T, field p: a default for a contract has no C form/);
+  // An infinity is a float32's own; a finite number past its range is a mistake (C# refuses 1e40f too).
+  assert.match(generateC(one({ f: { type: 'float32', default: -Infinity } })), /v->f = -INFINITY;/);
+  refuses({ f: { type: 'float32', default: 1e40 } }, /field f: the default is 1e\+40, past float32's range/);
 });
 
 test('gen-c refuses contract names whose C names meet another contract\'s or the library\'s', () => {

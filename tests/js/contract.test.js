@@ -494,7 +494,32 @@ for (const compile of [true, false]) {
     fail(() => A.encode({ a: [], b: [-1n] }), 'VALUE_RANGE', '$.b[0]');
     fail(() => A.encode({ a: [], b: [2n ** 64n] }), 'VALUE_RANGE', '$.b[0]');
   });
+
+  test(`${mode}: a float32 field refuses a finite number that would be written as an infinity (VALUE_RANGE), as an integer field refuses one past its range`, () => {
+    const F = contract({ f: 'float32', fs: ['float32'], ta: 'float32[]', i: 'int32' }, { keys: 'index', compile });
+    const ok = { f: 1, fs: [], ta: new Float32Array(0), i: 0 };
+    fail(() => F.encode({ ...ok, f: 1e40 }), 'VALUE_RANGE', '$.f');                 // was written as ca 7f800000
+    fail(() => F.encode({ ...ok, f: -(2 ** 128 - 2 ** 103) }), 'VALUE_RANGE', '$.f');  // the first that rounds to -infinity
+    fail(() => F.encode({ ...ok, fs: [1, 1e39] }), 'VALUE_RANGE', '$.fs[1]');
+    fail(() => F.encode({ ...ok, ta: [1, 1e39] }), 'VALUE_RANGE', '$.ta[1]');
+    const largest = 2 ** 128 - 2 ** 103 - 2 ** 80;                                    // still rounds to float32's largest
+    assert.deepEqual([...F.encode({ ...ok, f: largest }).subarray(1, 6)], [0xca, 0x7f, 0x7f, 0xff, 0xff]);
+    for (const v of [Infinity, -Infinity, NaN]) assert.ok(Object.is(F.decode(F.encode({ ...ok, f: v, fs: [v] })).fs[0], v));
+    assert.throws(() => F.encode({ ...ok, i: NaN }), (e) => e.code === 'TYPE' && /got NaN at \$\.i$/.test(e.message));
+  });
 }
+
+test('a field wrapper\'s nullable is true or false; a float32 default past float\'s range is refused', () => {
+  for (const nullable of ['no', 1, null]) {
+    assert.throws(() => contract({ f: { type: 'int32', nullable } }), (e) => e.code === 'INVALID_ARGUMENT' && /nullable is true or false/.test(e.message));
+    assert.throws(() => contract({ f: { type: [{ type: 'int32', nullable }] } }), (e) => e.code === 'INVALID_ARGUMENT' && /nullable is true or false/.test(e.message));
+  }
+  fail(() => contract({ f: { type: 'int32', nullable: false } }).encode({ f: null }), 'TYPE', '$.f');
+  assert.deepEqual([...contract({ f: { type: 'int32', nullable: true } }).encode({ f: null })], [0x81, 0xa1, 0x66, 0xc0]);
+  assert.throws(() => contract({ f: { type: 'float32', default: 1e40 } }),
+    (e) => e.code === 'INVALID_ARGUMENT' && /field f: the default is 1e\+40, past float32's range/.test(e.message));
+  assert.equal(contract({ f: { type: 'float32', default: -Infinity } }).decode(Uint8Array.of(0x80)).f, -Infinity);
+});
 
 test('options that are not an object are INVALID_ARGUMENT; a class contract is named after its class', () => {
   for (const o of [null, 5, 'index']) {
