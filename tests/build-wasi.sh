@@ -6,6 +6,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 targets=()
 [ $# -gt 0 ] && targets=(--target "$@")
+source tests/build-dir.sh
+sp_own_build_dir build-wasi
 sysroot="$PWD/build-wasi/sysroot"
 inc="$(dpkg -L wasi-libc | grep '/include/wasm32-wasi$' | head -1)"
 lib="$(dpkg -L wasi-libc | grep '/lib/wasm32-wasi$' | head -1)"

@@ -8,6 +8,8 @@ cd "$(dirname "$0")/.."
 targets=()
 [ $# -gt 0 ] && targets=(--target "$@")
 source tests/emcc-env.sh             # acorn for emcc's optimizer
+source tests/build-dir.sh
+sp_own_build_dir build-wasm
 if [ ! -f build-wasm/CMakeCache.txt ]; then
   # emcmake's own crossrunner passes --experimental-wasm-threads, which Node 20 rejects.
   emcmake cmake -S wasm -B build-wasm -DCMAKE_CROSSCOMPILING_EMULATOR="$(command -v node)" >/dev/null

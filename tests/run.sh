@@ -11,6 +11,7 @@
 # The later stages run even when one fails; the exit code says whether all passed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source tests/build-dir.sh
 bash tests/setup.sh
 
 jobs=$(nproc 2>/dev/null || echo 2)
@@ -18,6 +19,7 @@ export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1${UBSAN_OPTIONS:+:$UBSAN
 run_c() {  # name build-type sanitizer [compiler]
   local dir="build-$1"
   echo "== C tests: $1"
+  sp_own_build_dir "$dir"
   cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE="$2" -DSP_SANITIZE="$3" -DSP_BUILD_BENCH=ON \
     ${4:+-DCMAKE_C_COMPILER="$4"} >/dev/null
   cmake --build "$dir" -j"$jobs" >/dev/null

@@ -4,7 +4,7 @@
 // the build with `emcmake: command not found`.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { chmodSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
@@ -40,5 +40,26 @@ test('npm run build without emcc stops with one line naming emscripten, before b
     assert.doesNotMatch(r.stdout, /== wasm/, 'nothing was built');
   } finally {
     rmSync(bin, { recursive: true, force: true });
+  }
+});
+
+// A checkout copied or moved with its build folders: CMake's cache names the
+// old tree, whose Makefiles would build there (and write its dist/).
+test('a build folder configured by another checkout is emptied before configuring; one configured here is kept', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'sp-builddir-'));
+  try {
+    const cache = (d, was) => { mkdirSync(join(dir, d)); writeFileSync(join(dir, d, 'CMakeCache.txt'), `CMAKE_CACHEFILE_DIR:INTERNAL=${was}\n`); };
+    cache('build-moved', '/nowhere/build-moved');
+    cache('build-copied', root);                 // a folder that exists, but not this one
+    cache('build-here', join(dir, 'build-here'));
+    const r = spawnSync('bash', ['-c', `source "${root}tests/build-dir.sh" && for d in build-moved build-copied build-here build-none; do sp_own_build_dir $d; done`],
+      { cwd: dir, encoding: 'utf8' });
+    assert.equal(r.status, 0, r.stderr);
+    assert.equal(existsSync(join(dir, 'build-moved')), false);
+    assert.equal(existsSync(join(dir, 'build-copied')), false);
+    assert.equal(existsSync(join(dir, 'build-here', 'CMakeCache.txt')), true);
+    assert.match(r.stderr, /== build-moved was configured in \/nowhere\/build-moved: configuring it here again/);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
   }
 });
