@@ -77,8 +77,20 @@ export function parseHash(hash) {
   const flow = flowById(p.get('flow'));
   const ci = flow.cases.findIndex((c) => c.id === p.get('case'));
   const input = {};
-  for (const i of flow.inputs) if (p.has(i.name)) input[i.name] = p.get(i.name);
+  for (const i of flow.inputs) if (p.has(i.name)) input[i.name] = listedValue(i, p.get(i.name));
   return { flowId: flow.id, caseIndex: Math.max(0, ci), input, step: p.get('step') };
+}
+
+/** A linked value for input `i`: a select's own option nearest to it (its
+ *  default when the link's value is not a number), so that the select
+ *  shows what runs; other inputs' values as they are (pure: tested). */
+export function listedValue(i, v) {
+  if (i.type !== 'select') return v;
+  const values = i.options.map(([x]) => x);
+  if (values.includes(v)) return v;
+  const n = Number(v), num = (x) => Number.isFinite(Number(x)) && x.trim() !== '';
+  if (!num(v) || !values.every(num)) return i.default;
+  return values.reduce((best, x) => (Math.abs(Number(x) - n) < Math.abs(Number(best) - n) ? x : best));
 }
 
 export function formatHash({ flowId, caseIndex, input, step: n }) {
@@ -127,6 +139,8 @@ export function createPlayer({ ui, runner, threaded, flows, reducedMotion = fals
     st.flow = flowById(id);
     st.caseIndex = ci;
     st.input = { ...defaults(st.flow, ci), ...(inp || {}) };
+    // Without threads a threads-only input keeps the value the recorded run used.
+    for (const i of st.flow.inputs) if (i.threadsOnly && !threaded) st.input[i.name] = i.default;
     build();
     return rerun();
   }
@@ -164,20 +178,25 @@ export function createPlayer({ ui, runner, threaded, flows, reducedMotion = fals
     flush() { clock.flush(); },
     togglePlay,
     selectFlow,
+    /** Draws the step on show again (the layout changed: narrow or wide), the live region left as it is. */
+    redraw() { if (st.model) render(ui, st.flow, st.model, '', { live: false }); },
   };
 }
 
 // ---- the screen: the model drawn, the scrubber and the URL following it ----
 
 // The live region speaks the steps the reader takes (a step, a case, a
-// link) and where playback stops; the steps playback takes by itself
-// (`auto`) change the screen only, or a screen reader would hear every one.
+// link) and where playback stops; while playback moves on by itself
+// (`auto`) it is turned off (aria-live off), or a screen reader would hear
+// every step, but still follows the step, so that reading it gives the
+// step on show.
 function createScreen(ui, st, clock) {
   function show({ auto = false, stop = null } = {}) {
     const { model, flow } = st;
     if (!model) return;
     const quiet = auto && clock.playing;
-    render(ui, flow, model, '', { live: !quiet });
+    ui.live.setAttribute('aria-live', quiet ? 'off' : 'polite');
+    render(ui, flow, model, '');
     const n = model.steps.length;
     ui.stopped.textContent = quiet ? '' : stop === 'paused' ? `Paused at step ${model.cursor + 1} of ${n}.`
       : stop === 'ended' ? `Played to the end: step ${n} of ${n}.` : '';
@@ -268,15 +287,14 @@ function buildControls(ui, st, threaded, { selectCase, rerun }) {
   ui.inputsBox.hidden = flow.inputs.length === 0;
 }
 
+// The radio inside its label: a tap anywhere on the case picks it.
 function caseButton(st, c, i, selectCase) {
   const id = `case-${c.id}`;
   const r = Object.assign(document.createElement('input'), { type: 'radio', name: 'case', id, value: String(i), checked: i === st.caseIndex });
   r.addEventListener('change', () => selectCase(i));
-  const l = Object.assign(document.createElement('label'), { htmlFor: id });
-  l.append(...labelled(c.label, c.short));
-  const span = Object.assign(document.createElement('span'), { className: 'case' });
-  span.append(r, l);
-  return span;
+  const l = Object.assign(document.createElement('label'), { className: 'case', htmlFor: id });
+  l.append(r, ...labelled(c.label, c.short));
+  return l;
 }
 
 function inputField(st, threaded, i, rerun) {
@@ -285,12 +303,16 @@ function inputField(st, threaded, i, rerun) {
   const f = i.type === 'select' ? selectField(st, i, rerun) : textField(st, i, rerun);
   f.id = id;
   f.name = i.name;
-  if (i.threadsOnly && !threaded) {
-    f.disabled = true;
-    f.title = 'The recorded run used 3 threads; other counts need the pthread build (npm start).';
-  }
   const span = document.createElement('span');
   span.append(l, f);
+  // Disabled, it says why in words on screen, tied to it for screen readers.
+  if (i.threadsOnly && !threaded) {
+    f.disabled = true;
+    const why = Object.assign(document.createElement('span'), { id: `${id}-why`, className: 'hint',
+      textContent: `the recorded run used ${i.default}; other counts need the pthread build (npm start)` });
+    f.setAttribute('aria-describedby', why.id);
+    span.append(why);
+  }
   return span;
 }
 

@@ -278,9 +278,11 @@ function board(b) {
 
 // ---- tables ----------------------------------------------------------------
 
-// In a focusable scroll box: on a phone the table is wider than the screen.
+// In a focusable scroll box named by the table's caption: on a phone the
+// table keeps a width its headers fit in, and scrolls inside the box.
 function table(t) {
-  return el('div', { class: 'table-box', tabindex: '0', role: 'region', 'aria-label': 'allocation per call, measured and in the document' }, el('table', { class: 'compare' },
+  return el('div', { class: 'table-box', tabindex: '0', role: 'region', 'aria-labelledby': 'compare-caption' }, el('table', { class: 'compare' },
+    el('caption', { id: 'compare-caption', class: 'sr-only', text: t.caption }),
     el('thead', {}, el('tr', {}, ...t.head.map((h) => el('th', { scope: 'col', text: h })))),
     el('tbody', {}, ...t.rows.map((r) => el('tr', {},
       el('th', { scope: 'row', text: r.label }),

@@ -3,10 +3,13 @@
 // serious or critical violation on any flow (desktop and phone); every cell
 // state has a glyph or pattern and a spoken name; the flow tabs follow the
 // ARIA tabs pattern; radios keep their arrow keys; the key help shows; the
-// cells do not animate under reduced motion.
+// cells do not animate under reduced motion; the playback controls name
+// their keys (aria-keyshortcuts); the intro's box is a tab stop only while
+// it scrolls; the notice is in the accessibility tree from the start and an
+// error is an alert; the disabled thread count says why in words on screen.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { axeViolations, goHash, openPage, useBrowser } from './harness.mjs';
+import { axeViolations, goHash, openPage, ready, useBrowser } from './harness.mjs';
 
 // A step of every case that shows the most (the end, and the overwrite).
 const VIEWS = ['#flow=writer&case=fits&step=result', '#flow=writer&case=exceeds&scratch=65536&text=ABCD&step=ensure-miss',
@@ -15,9 +18,10 @@ const VIEWS = ['#flow=writer&case=fits&step=result', '#flow=writer&case=exceeds&
   '#flow=fanout&case=shared&step=return-1', '#flow=fanout&case=nopool&step=summary'];
 
 let page;                           // one page for every test here
-const env = useBrowser({ open: async (env) => { page = await openPage(env.browser.ctx, env.server.url, { viewport: { width: 1440, height: 900 } }); } });
+const env = useBrowser({ plain: true, open: async (env) => { page = await openPage(env.browser.ctx, env.server.url, { viewport: { width: 1440, height: 900 } }); } });
 
-for (const [name, viewport] of [['desktop', { width: 1440, height: 900 }], ['phone', { width: 390, height: 844 }]]) {
+for (const [name, viewport] of [['desktop', { width: 1440, height: 900 }], ['laptop', { width: 1280, height: 800 }],
+  ['phone', { width: 390, height: 844 }], ['400% zoom', { width: 320, height: 256 }]]) {
   test(`axe-core finds no serious or critical violation on any flow (${name})`, async () => {
     await page.setViewportSize(viewport);
     const found = [];
@@ -98,4 +102,73 @@ test('under reduced motion the changed cells do not animate', async () => {
   await goHash(page, '#flow=envelope&case=legacy&step=inner-written');
   assert.equal(await page.$eval('.cell.changed', (c) => getComputedStyle(c).animationName), 'flash');
   await p.close();
+});
+
+test('the playback controls name the keys that do what they do', async () => {
+  const keys = await page.evaluate(() => Object.fromEntries(['back', 'play', 'forward', 'scrub']
+    .map((id) => [id, document.getElementById(id).getAttribute('aria-keyshortcuts')])));
+  assert.deepEqual(keys, { back: 'ArrowLeft', play: 'Space', forward: 'ArrowRight', scrub: 'Home End' });
+});
+
+test('the intro\'s box is a tab stop only while it scrolls', async () => {
+  const stop = () => page.evaluate(() => {
+    const b = document.getElementById('intro-body');
+    return { tabIndex: b.getAttribute('tabindex'), scrolls: b.scrollHeight > b.clientHeight + 1 };
+  });
+  await page.setViewportSize({ width: 1440, height: 900 });
+  await page.evaluate(() => { document.getElementById('intro').open = true; });
+  await page.waitForFunction(() => document.getElementById('intro-body').scrollHeight > 0);
+  let s = await stop();
+  assert.equal(s.scrolls, false);
+  assert.equal(s.tabIndex, null, 'a box that does not scroll is no tab stop');
+  await page.focus('#intro > summary');
+  await page.keyboard.press('Tab');
+  assert.notEqual(await page.evaluate(() => document.activeElement.id), 'intro-body');
+  await page.setViewportSize({ width: 390, height: 844 });
+  // The box's size changes with the layout: wait for the page's observer to see it scroll.
+  await page.waitForFunction(() => document.getElementById('intro-body').getAttribute('tabindex') === '0', null, { timeout: 10000 });
+  s = await stop();
+  assert.equal(s.scrolls, true);
+  await page.setViewportSize({ width: 1440, height: 900 });
+});
+
+test('the notice is in the accessibility tree from the start, a status; an error is an alert', async () => {
+  const notice = (p) => p.evaluate(() => {
+    const n = document.getElementById('notice');
+    return { role: n.getAttribute('role'), hidden: n.hidden || getComputedStyle(n).display === 'none', text: n.textContent };
+  });
+  assert.deepEqual(await notice(page), { role: 'status', hidden: false, text: '' });
+  const plain = await openPage(env.browser.ctx, `${env.plain.url}#flow=writer`);
+  const info = await notice(plain);
+  assert.equal(info.role, 'status');
+  assert.match(info.text, /not cross-origin isolated/);
+  await plain.close();
+  // The page's module cannot load: the page says so, as an alert.
+  await env.browser.ctx.route('**/dist-web/**', (r) => r.fulfill({ status: 404, body: '' }));
+  try {
+    const broken = await env.browser.ctx.newPage();
+    await broken.goto(env.server.url);
+    await broken.waitForFunction(() => document.getElementById('notice').textContent !== '', null, { timeout: 30000 });
+    const err = await notice(broken);
+    assert.equal(err.role, 'alert');
+    assert.match(err.text, /did not load/);
+    await broken.close();
+  } finally {
+    await env.browser.ctx.unroute('**/dist-web/**');
+  }
+});
+
+test('without threads the disabled thread count says why in words on screen, tied to it', async () => {
+  const plain = await openPage(env.browser.ctx, `${env.plain.url}#flow=fanout&case=shared&consumers=2`);
+  await plain.evaluate(() => { document.getElementById('inputs-box').open = true; });
+  const d = await plain.evaluate(() => {
+    const f = document.getElementById('input-consumers');
+    const why = document.getElementById(f.getAttribute('aria-describedby') || '');
+    return { disabled: f.disabled, value: f.value, why: why && why.textContent, visible: !!why && why.checkVisibility() };
+  });
+  assert.equal(d.disabled, true);
+  assert.equal(d.value, '3', 'the select shows the count the recorded run used');
+  assert.ok(d.visible, 'the reason is on screen');
+  assert.match(d.why, /recorded run used 3.*pthread build/);
+  await plain.close();
 });

@@ -23,10 +23,11 @@ async function table(page) {
   });
 }
 
-// The column the recording gives: its head, and one cell per entry.
+// The column the recording gives: its head (the run that measured it: date,
+// .NET runtime, OS, cores), and one cell per entry.
 function expected(rec) {
   const by = Object.fromEntries(rec.compare.map((c) => [c.entry, c]));
-  return { head: `MessagePack-CSharp ${rec.messagePack}, measured (recorded ${rec.date.slice(0, 10)})`,
+  return { head: `MessagePack-CSharp ${rec.messagePack}, measured (recorded ${rec.date.slice(0, 10)}; ${rec.dotnet}, ${rec.os}, ${rec.cores} cores)`,
     cells: ['byte[]', 'IBufferWriter', 'Stream'].map((e) => `${fmt(by[e].small)} B / ${fmt(by[e].big)} B`) };
 }
 
@@ -42,7 +43,9 @@ test('the table shows MessagePack-CSharp, measured, beside the document and scra
     const { head, rows } = await table(page);
     const want = expected(recorded);
     assert.deepEqual(head.slice(3), ['scratchpack, counted as .NET counts', 'the document says (.NET)', want.head]);
-    assert.match(head[1], /^scratchpack, measured: small/);
+    // The page is cross-origin isolated here: its worker runs the pthreads build.
+    assert.match(head[1], /^scratchpack in this browser \(the pthreads build\): small/);
+    assert.match(head[2], /^scratchpack in this browser \(the pthreads build\): big/);
     assert.deepEqual(rows.map((r) => r.at(-1)), want.cells);
     assert.match(rows[0][4], /^48 B \/ 100,032 B/, 'the document\'s column is still there, before it');
     assert.match(await page.textContent('#why'), new RegExp(`MessagePack-CSharp ${recorded.messagePack.replace(/\./g, '\\.')} itself allocated ${fmt(recorded.compare[2].big)} B per call`));
@@ -61,7 +64,7 @@ test('the values come from the file: a changed recording shows changed values, a
   try {
     const page = await openPage(env.browser.ctx, `${env.server.url}?recorded${HASH}`);
     const { head, rows } = await table(page);
-    assert.equal(head.at(-1), 'MessagePack-CSharp 3.1.99, measured (recorded 2001-02-03)');
+    assert.equal(head.at(-1), `MessagePack-CSharp 3.1.99, measured (recorded 2001-02-03; ${recorded.dotnet}, ${recorded.os}, ${recorded.cores} cores)`);
     assert.deepEqual(rows.map((r) => r.at(-1)), ['1,000 B / 2,000,000 B', '1,001 B / 2,000,001 B', '1,002 B / 2,000,002 B']);
     await page.close();
     await env.browser.ctx.unroute('**/recorded/dotnet-peer.json');

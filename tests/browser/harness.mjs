@@ -1,7 +1,8 @@
 // harness.mjs -- what the browser tests share: the page server (web/serve.mjs
 // on a free port, isolated or not) and Debian's chromium through
-// playwright-core, each started once and always stopped (useBrowser); pages at a given
-// viewport; axe-core injected into a page; a long-task observer.
+// playwright-core, each started once and always stopped (useBrowser); a
+// phone's context (touch, device pixels); pages at a given viewport;
+// axe-core injected into a page; a long-task observer.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -61,6 +62,16 @@ export async function startBrowser() {
       '--disable-background-networking', '--disable-component-update', '--disable-sync'],
   });
   return { ctx, async stop() { await ctx.close(); rmSync(profile, { recursive: true, force: true }); } };
+}
+
+/** A headless chromium whose one context is a phone: a mobile viewport,
+ *  touch (a coarse pointer) and `deviceScaleFactor` device pixels per px. */
+export async function startPhone({ width = 390, height = 844, deviceScaleFactor = 3 } = {}) {
+  const browser = await chromium.launch({ executablePath: process.env.CHROMIUM || '/usr/bin/chromium', headless: true,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
+      '--disable-component-update', '--disable-sync'] });
+  const ctx = await browser.newContext({ viewport: { width, height }, isMobile: true, hasTouch: true, deviceScaleFactor });
+  return { ctx, async stop() { await browser.close(); } };
 }
 
 /** A page (at `viewport`, default the context's) that records console

@@ -1,7 +1,8 @@
 // live-region.test.mjs -- what a screen reader hears from the playback: the
 // live region (#verdict, #why, #state, #stopped) says the step the reader
 // moves to (a step, a case) and where playback stopped (paused or at the
-// end), but stays unchanged while playback advances on its own; and the
+// end); while playback advances on its own it is turned off (aria-live
+// off) but still holds the step on show, for a reader who reads it; and the
 // Play button is a plain button whose name says what it does (Play, Pause),
 // with no aria-pressed beside a changing name (ARIA APG). Playback is
 // advanced through the clock's flush hook and checked through the DOM: no
@@ -23,7 +24,7 @@ const live = () => page.evaluate(() => {
     cursor: p.model.cursor, steps: p.model.steps.length, stepWhy: s.why, stepState: s.state || '', playing: p.playing };
 });
 
-test('a step the reader takes is announced; auto-advanced steps while playing are not; where playback stops is', async () => {
+test('a step the reader takes is announced; auto-advanced steps while playing are not, but are there to read; where playback stops is', async () => {
   await goHash(page, HASH);
   await page.evaluate(() => document.activeElement?.blur());
   let r = await live();
@@ -43,26 +44,30 @@ test('a step the reader takes is announced; auto-advanced steps while playing ar
   assert.equal(r.why, r.stepWhy);
   const announced = r.why;
 
-  // Playing: the clock moves the steps on; the live region keeps its words.
+  // Playing: the clock moves the steps on; the live region is off, and holds the step on show.
   await page.click('#play');
   const during = await page.evaluate(() => {
     const p = window.__player;
     p.flush();
     p.flush();
     return { playing: p.playing, cursor: p.model.cursor, why: document.getElementById('why').textContent,
+      region: document.getElementById('why').closest('[aria-live]').getAttribute('aria-live'),
       stopped: (document.getElementById('stopped')?.textContent ?? ''), shown: document.querySelector('#caption .cap.on .why').textContent,
       stepWhy: p.model.steps[p.model.cursor].why };
   });
   assert.equal(during.playing, true);
   assert.ok(during.cursor >= 4, `at step ${during.cursor + 1}`);
   assert.equal(during.shown, during.stepWhy, 'the screen shows the step playing');
-  assert.equal(during.why, announced, 'the live region did not follow the auto-advanced steps');
+  assert.equal(during.region, 'off', 'auto-advanced steps are not announced');
+  assert.notEqual(during.why, announced);
+  assert.equal(during.why, during.stepWhy, 'the live region holds the step on show, for a reader who reads it');
   assert.equal(during.stopped, '');
 
-  // Paused: the live region says where it stopped, and that step's words.
+  // Paused: the live region is on again, and says where it stopped, and that step's words.
   await page.click('#play');
   r = await live();
   assert.equal(r.playing, false);
+  assert.equal(r.region, 'polite');
   assert.equal(r.why, r.stepWhy);
   assert.equal(r.state, r.stepState);
   assert.equal(r.stopped, `Paused at step ${r.cursor + 1} of ${r.steps}.`);
@@ -75,12 +80,14 @@ test('a step the reader takes is announced; auto-advanced steps while playing ar
     window.addEventListener('keydown', () => {
       const p = window.__player;
       window.__afterKey = { playing: p.playing, why: document.getElementById('why').textContent,
+        region: document.getElementById('why').closest('[aria-live]').getAttribute('aria-live'),
         stopped: (document.getElementById('stopped')?.textContent ?? ''), stepWhy: p.model.steps[p.model.cursor].why };
     }, { once: true });
   });
   await page.keyboard.press('ArrowLeft');
   const key = await page.evaluate(() => window.__afterKey);
   assert.equal(key.playing, true);
+  assert.equal(key.region, 'polite', 'a step the reader takes while playing is announced');
   assert.equal(key.why, key.stepWhy);
   assert.equal(key.stopped, '');
 

@@ -195,6 +195,20 @@ test('keyboard stepping and a deep link land on the expected step', async () => 
   assert.equal(await page.locator('.code li.current').getAttribute('data-line'), String(line));
 });
 
+// A link's value the select does not offer runs the nearest one it offers:
+// the select, the run and the URL agree.
+test('a deep link with a value the select does not offer runs, shows and links the nearest one', async () => {
+  for (const [hash, id, want, drawn] of [['#flow=writer&case=exceeds&scratch=16&text=ABCD&step=1', 'scratch', '8', /8 B/],
+    ['#flow=compare&case=array&calls=7&step=1', 'calls', '200', null]]) {
+    await page.goto(`${env.server.url}${hash}`);
+    await ready(page);
+    assert.equal(await page.inputValue(`#input-${id}`), want, hash);
+    if (drawn) assert.match(await page.textContent('.buffer[data-kind=scratch] h3'), drawn);
+    // The player writes the view into the URL a moment after drawing it: wait for that write.
+    await page.waitForFunction(([k, v]) => new URLSearchParams(location.hash.slice(1)).get(k) === v, [id, want], { timeout: 10000 });
+  }
+});
+
 test('typing into an input re-runs the module once typing pauses, and redraws', async () => {
   await goHash(page, '#flow=envelope&case=safe&before=AAAAAAAAAA&id=7&name=inner&step=outer-written');
   await page.fill('#input-before', '');

@@ -1,7 +1,9 @@
 // phone.test.mjs -- the page at 360 and 390 px wide: no flow scrolls
 // sideways, the playback bar stays on screen wherever the reader scrolls,
 // the step's explanation and memory are on screen above it as the page
-// opens, the code is collapsed and opens on demand, and the layout stays
+// opens, the page's end scrolls clear of the bar (at 320 px and on a short
+// screen too, where the bar is not fixed), the code is collapsed and opens
+// on demand (and again after a resize across 900 px), and the layout stays
 // put from step to step. Every page here is opened with ?recorded: the
 // fan-out plays its recorded run, so no layout depends on this machine's
 // speed (its live sentence wraps differently from run to run).
@@ -134,4 +136,57 @@ test('?recorded=longest: the fan-out\'s longest sentences overflow nothing on a 
     assert.deepEqual(page.errors, []);
     await page.close();
   }
+});
+
+// Scrolled to the bottom: where the page's last visible content ends, and
+// what of the window the playback bar leaves to it (all of it when the bar
+// is not fixed).
+function pageEnd() {
+  scrollTo(0, document.documentElement.scrollHeight);
+  const bar = document.querySelector('.transport');
+  const fixed = getComputedStyle(bar).position === 'fixed';
+  let end = 0, last = '';
+  for (const el of document.querySelectorAll('main *, header *')) {
+    if (bar.contains(el) || el.closest('.sr-only') || !el.checkVisibility()) continue;
+    const r = el.getBoundingClientRect();
+    if (r.height > 0 && r.bottom > end) { end = r.bottom; last = `${el.tagName.toLowerCase()} "${el.textContent.trim().slice(0, 30)}"`; }
+  }
+  const b = bar.getBoundingClientRect();
+  return { end, last, fixed, barTop: fixed ? b.top : innerHeight, barHeight: b.height, height: innerHeight };
+}
+
+for (const viewport of [{ width: 320, height: 800 }, { width: 320, height: 256 }, { width: 390, height: 844 }]) {
+  test(`at ${viewport.width}x${viewport.height} the page's end scrolls clear of the playback bar, which takes at most a third of the screen`, async () => {
+    const page = await openPage(env.browser.ctx, `${env.server.url}?recorded#flow=fanout&case=shared&step=8`, { viewport });
+    for (const open of [false, true]) {
+      await page.evaluate((o) => { document.getElementById('code-box').open = o; }, open);
+      const r = await page.evaluate(pageEnd);
+      assert.ok(r.end <= r.barTop + 0.5, `code ${open ? 'open' : 'closed'}: ${r.last} ends at ${r.end}, under the bar at ${r.barTop}`);
+      if (r.fixed) assert.ok(r.barHeight <= r.height / 3, `a fixed bar ${r.barHeight} px tall in a ${r.height} px window`);
+    }
+    assert.deepEqual(page.errors, []);
+    await page.close();
+  });
+}
+
+test('a resize across 900 px opens the code panel (whose summary is hidden from 900 px) and unfolds the buffers; back under 900 px its summary opens it', async () => {
+  const page = await openPage(env.browser.ctx, `${env.server.url}?recorded#flow=envelope&case=safe&step=outer-return`, { viewport: { width: 820, height: 1180 } });
+  const state = () => page.evaluate(() => ({ open: document.getElementById('code-box').open, folds: document.querySelectorAll('#memory details.fold').length }));
+  let s = await state();
+  assert.equal(s.open, false);
+  assert.ok(s.folds > 0, 'narrow: the unchanged buffers fold');
+  await page.setViewportSize({ width: 1180, height: 820 });
+  // The page's media query listener runs after the resize: wait for its effect (it never comes without the fix).
+  await page.waitForFunction(() => document.getElementById('code-box').open, null, { timeout: 10000 });
+  assert.equal(await page.isVisible('#code li.current'), true);
+  await page.waitForFunction(() => document.querySelectorAll('#memory details.fold').length === 0, null, { timeout: 10000 });
+  await page.setViewportSize({ width: 820, height: 1180 });
+  await page.waitForFunction(() => !document.getElementById('code-box').open, null, { timeout: 10000 });
+  assert.equal(await page.isVisible('#code-box > summary'), true);
+  await page.click('#code-box > summary');
+  assert.equal(await page.isVisible('#code li.current'), true);
+  s = await state();
+  assert.ok(s.folds > 0, 'narrow again: the unchanged buffers fold again');
+  assert.deepEqual(page.errors, []);
+  await page.close();
 });

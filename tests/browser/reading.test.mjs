@@ -1,6 +1,8 @@
 // reading.test.mjs -- keyboard and reading: the three entries' table box
 // takes the focus and scrolls with the arrow keys without the step keys
-// firing (the step and the focus stay); the table fits a 390 px screen;
+// firing (the step and the focus stay); the table has a caption that names
+// its box, and on a phone keeps a width where no word breaks, scrolling
+// inside its box rather than the page;
 // the code notes meet AAA contrast (7:1) on every line background; the
 // "Inputs" summary is a target of at least 24 px.
 import assert from 'node:assert/strict';
@@ -9,15 +11,47 @@ import { openPage, useBrowser } from './harness.mjs';
 
 const env = useBrowser();
 
+// The words of the table's cells that the layout breaks across lines
+// (a word: a run without spaces or hyphens; a line: a distinct top).
+function brokenWords() {
+  const out = [];
+  for (const cell of document.querySelectorAll('table.compare th, table.compare td')) {
+    const walk = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT);
+    for (let n = walk.nextNode(); n; n = walk.nextNode()) {
+      for (const m of n.textContent.matchAll(/[^\s-]+/g)) {
+        const r = document.createRange();
+        r.setStart(n, m.index);
+        r.setEnd(n, m.index + m[0].length);
+        const tops = new Set([...r.getClientRects()].map((x) => Math.round(x.top)));
+        if (tops.size > 1) out.push(m[0]);
+      }
+    }
+  }
+  return out;
+}
+
+for (const width of [390, 320]) {
+  test(`at ${width} px the three entries' table breaks no word: it scrolls inside its box, named by its caption`, async () => {
+    const page = await openPage(env.browser.ctx, `${env.server.url}?recorded#flow=compare&case=array&step=measured-big`, { viewport: { width, height: 844 } });
+    assert.deepEqual(await page.evaluate(brokenWords), []);
+    const t = await page.evaluate(() => {
+      const box = document.querySelector('.table-box'), cap = box.querySelector('table > caption');
+      return { page: [document.documentElement.scrollWidth, document.documentElement.clientWidth], box: [box.scrollWidth, box.clientWidth],
+        labelledby: box.getAttribute('aria-labelledby'), caption: cap && cap.id, captionText: cap && cap.textContent };
+    });
+    assert.ok(t.page[0] <= t.page[1], `the page is ${t.page[0]} px wide in ${t.page[1]}`);
+    assert.ok(t.box[0] > t.box[1], 'the table scrolls inside its box');
+    assert.ok(t.caption && t.labelledby === t.caption, `the box is named by the caption (${t.labelledby}, ${t.caption})`);
+    assert.match(t.captionText, /^Allocation per call/);
+    assert.equal(await page.getByRole('region', { name: /^Allocation per call/ }).count(), 1);
+    await page.close();
+  });
+}
+
 test('the table box keeps the focus and scrolls with the arrow keys; the step does not move', async () => {
   const page = await openPage(env.browser.ctx, `${env.server.url}?recorded#flow=compare&case=array`, { viewport: { width: 390, height: 844 } });
   await page.keyboard.press('End');
-  const fit = await page.evaluate(() => {
-    const box = document.querySelector('.table-box');
-    return { box: box.getBoundingClientRect().right, table: box.querySelector('table').getBoundingClientRect().right, scroll: [box.scrollWidth, box.clientWidth] };
-  });
-  assert.ok(fit.table <= fit.box + 0.5 && fit.scroll[0] <= fit.scroll[1], `the table ends at ${fit.table}, its box at ${fit.box}`);
-  // Narrower than its table (as on a narrower screen), the box scrolls: with the focus in it, the keys scroll it.
+  // Narrower than its table, the box scrolls: with the focus in it, the keys scroll it.
   await page.evaluate(() => { document.querySelector('.table-box table').style.width = '900px'; });
   const before = await page.evaluate(() => window.__player.model.cursor);
   await page.focus('.table-box');

@@ -37,7 +37,7 @@ function sideways() {
     const name = `${el.tagName.toLowerCase()}.${el.className} "${el.textContent.trim().slice(0, 30)}"`;
     if (r.width > 0 && r.right > width + 0.5) out.push(`${name} ends at ${Math.round(r.right)}`);
     // A box that scrolls sideways is a data table's own labelled region, nothing else.
-    const table = el.matches('[role=region][tabindex="0"][aria-label]') && el.querySelector('table');
+    const table = el.matches('[role=region][tabindex="0"]:is([aria-label], [aria-labelledby])') && el.querySelector('table');
     if (['auto', 'scroll'].includes(getComputedStyle(el).overflowX) && el.scrollWidth > el.clientWidth + 1 && !table) {
       out.push(`${name} scrolls sideways (${el.scrollWidth} px in ${el.clientWidth})`);
     }

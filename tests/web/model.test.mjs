@@ -386,3 +386,83 @@ test('?recorded=longest: its made-up fan-out gives each sentence the longest for
 test('the writer flow sizes a str header as the package does (fixstr, str8, str16, str32 edges)', () => {
   for (const n of [0, 31, 32, 255, 256, 65535, 65536, 1 << 20]) assert.equal(strHeaderSize(n), packageStrHeaderSize(n), `n = ${n}`);
 });
+
+// A fan-out run whose steady waves (3 on) allocate and drop: `fresh` new
+// arrays and `drops` drops per wave from wave 3 on.
+function leakyRun(fresh, drops) {
+  const out = [];
+  let c = { rents: 0, returns: 0, returnNs: 0, fresh: 0, drops: 0 };
+  for (let w = 0; w < 4; w++) {
+    c = { ...c, rents: c.rents + 64, fresh: c.fresh + (w === 0 ? 64 : w >= 2 ? fresh : 0) };
+    out.push({ phase: 1, wave: w, ...c, lockWaits: 0, partitionHits: 0, slotHits: 0, cached: 0, phaseUs: 5, returned: [1] });
+    c = { ...c, returns: c.returns + 64, returnNs: c.returnNs + 64 * 40, drops: c.drops + (w >= 2 ? drops : 0) };
+    out.push({ phase: 2, wave: w, ...c, lockWaits: 0, partitionHits: 0, slotHits: 0, cached: 64, phaseUs: 900, returned: [c.returns] });
+  }
+  return out;
+}
+
+test('the fan-out\'s steady step says every rent is a hit only when no array was allocated or dropped', () => {
+  const flow = flowById('fanout');
+  const config = { consumers: 1, waves: [64, 64, 64, 64], parts: 2, perPart: 32, queue: 64, runs: 1 };
+  const steady = (fresh, drops, ci = 0) => {
+    const runs = { shared: [leakyRun(fresh, drops)], lockfree: [leakyRun(fresh, drops)], nopool: [leakyRun(64, 0)] };
+    return buildModel(flow, ci, { config, runs, recorded: null }).steps.find((s) => s.name === 'steady').why;
+  };
+  assert.match(steady(0, 0), /every rent is a hit/);
+  for (const [fresh, drops] of [[5, 0], [0, 7], [5, 7]]) {
+    for (const ci of [0, 1]) {
+      const why = steady(fresh, drops, ci);
+      assert.doesNotMatch(why, /every rent is a hit|holds a whole wave/, `${fresh} new, ${drops} drops`);
+      // Two steady waves (3 and 4): twice the per-wave figures.
+      if (fresh) assert.match(why, new RegExp(`${2 * fresh} rents found the pool empty`));
+      if (drops) assert.match(why, new RegExp(`${2 * drops} returns found it full`));
+    }
+  }
+  // ?recorded=longest: its made-up drops are described, not denied.
+  const longest = buildModel(flow, 0, longestFanout()).steps.find((s) => s.name === 'steady').why;
+  assert.doesNotMatch(longest, /every rent is a hit/);
+});
+
+test('the fan-out\'s conclusion says where its figures come from: this machine, the recorded run, or made-up figures that claim no measurement', () => {
+  const data = JSON.parse(readFileSync(new URL('../../web/recorded/fanout.json', import.meta.url), 'utf8'));
+  const recorded = summary(data);
+  const all = (s) => `${s.headline} ${s.conclusion}`;
+  assert.doesNotMatch(all(recorded), /this machine|\b[Hh]ere\b/);
+  assert.match(recorded.headline, new RegExp(`in the recorded run \\(Node ${data.recorded.node.replace(/\./g, '\\.')}, ${data.recorded.cores} cores\\)`));
+  const live = summary({ ...data, recorded: null });
+  assert.match(all(live), /this machine|\bhere\b|^Here/);
+  const madeUp = summary(longestFanout());
+  assert.doesNotMatch(all(madeUp), /measurable|this machine|\b[Hh]ere\b|recorded run/);
+  assert.match(madeUp.headline, /made-up figures \(not a measurement: no pool ran\)/);
+  assert.match(madeUp.brief, /made-up figures \(not a measurement: no pool ran\)/);
+});
+
+test('the three entries\' table names what measured each column: this browser\'s build, and the recorded .NET runtime, OS and cores', async () => {
+  const flow = flowById('compare');
+  const m = (bytes, length) => ({ bytesPerCall: bytes, allocsPerCall: bytes ? 1 : 0, length, usPerCall: 1 });
+  const trace = { events: [ev('ENTRY', { flag: 1 }), ev('SCRATCH', { addr: 1, size: 65536 }), write('scratch', 0, [0x93, 7]),
+    ev('COPY_OUT', { flag: 1, size: 2 }), ev('EXIT', { size: 2 })], result: new Uint8Array(2) };
+  const peer = JSON.parse(readFileSync(new URL('../../bench/dotnet-peer.json', import.meta.url), 'utf8'));
+  const runner = { threaded: false, entry: () => trace, measure: ({ entry, big }) => m(entry ? 0 : big ? 100007 : 17, big ? 100007 : 17),
+    recordedDotnet: async () => peer };
+  const model = buildModel(flow, 0, await flow.run(runner, 0, { calls: '200' }));
+  const { head } = model.steps.find((s) => s.name === 'measured-big').table;
+  assert.match(head[1], /^scratchpack in this browser \(the single-threaded build\): small \(17 B\)$/);
+  assert.match(head[2], /^scratchpack in this browser \(the single-threaded build\): big/);
+  assert.equal(head.at(-1), `MessagePack-CSharp ${peer.messagePack}, measured (recorded ${peer.date.slice(0, 10)}; ${peer.dotnet}, ${peer.os}, ${peer.cores} cores)`);
+  assert.match(model.steps.find((s) => s.name === 'measured-big').table.caption, /allocat/i);
+});
+
+test('a deep link\'s select value the select does not offer becomes the nearest one it offers', () => {
+  assert.equal(parseHash('#flow=writer&case=exceeds&scratch=16').input.scratch, '8');
+  assert.equal(parseHash('#flow=writer&case=exceeds&scratch=40000').input.scratch, '65536');
+  assert.equal(parseHash('#flow=compare&case=array&calls=7').input.calls, '200');
+  assert.equal(parseHash('#flow=compare&case=array&calls=5000').input.calls, '2000');
+  assert.equal(parseHash('#flow=fanout&case=shared&consumers=9').input.consumers, '3');
+  assert.equal(parseHash('#flow=fanout&case=shared&consumers=0').input.consumers, '1');
+  assert.equal(parseHash('#flow=fanout&case=shared&consumers=two').input.consumers, '3', 'not a number: the default');
+  assert.equal(parseHash('#flow=fanout&case=shared&consumers=2').input.consumers, '2');
+  assert.equal(parseHash('#flow=envelope&case=legacy&id=12345').input.id, '12345', 'a free field keeps its value');
+  const h = parseHash('#flow=writer&case=exceeds&scratch=16&step=2');
+  assert.match(formatHash({ ...h, step: 1 }), /scratch=8&/);
+});

@@ -49,7 +49,7 @@ export default {
       small: runner.measure({ entry: k.entry, big: false, warm: 200, n }),
       big: runner.measure({ entry: k.entry, big: true, warm: 200, n }) }));
     const dotnet = runner.recordedDotnet ? await runner.recordedDotnet() : null;
-    return { trace, rows, n, dotnet: dotnetOf(dotnet) };
+    return { trace, rows, n, dotnet: dotnetOf(dotnet), build: runner.threaded ? 'the pthreads build' : 'the single-threaded build' };
   },
 
   steps(data, walk, caseIndex) {
@@ -116,7 +116,7 @@ function dotnetNote(n) {
 // such rows (recorded before they existed).
 function dotnetOf(rec) {
   if (!rec || !Array.isArray(rec.compare) || rec.compare.length === 0) return null;
-  return { version: rec.messagePack, date: rec.date, runtime: rec.dotnet,
+  return { version: rec.messagePack, date: rec.date, runtime: rec.dotnet, os: rec.os, cores: rec.cores,
     byEntry: Object.fromEntries(rec.compare.map((c) => [c.entry, c])) };
 }
 
@@ -142,16 +142,25 @@ function peerNote(d) {
   return `MessagePack-CSharp ${d.version}'s measured figures differ from the document's; the reason is not established.`;
 }
 
+// The recorded column's head: the library, and the run that measured it
+// (the date, the .NET runtime, the OS and cores the recording names).
+function peerHead(d) {
+  const machine = [d.runtime, d.os, d.cores ? `${fmt(d.cores)} core${d.cores === 1 ? '' : 's'}` : ''].filter(Boolean).join(', ');
+  return `MessagePack-CSharp ${d.version}, measured (recorded ${d.date.slice(0, 10)}${machine ? `; ${machine}` : ''})`;
+}
+
 // The table: measured small (upto >= 1) and big (upto >= 2) for every entry,
 // what .NET would count for the same allocations, the document's figures,
 // and (when recorded) what the real MessagePack-CSharp allocated.
 function tableOf(cases, data, upto) {
   const size = (k) => (data.rows[0] ? data.rows[0][k].length : 0);
   const dotnet = (m) => (m.allocsPerCall > 0 ? dotnetArrayBytes(m.bytesPerCall / m.allocsPerCall) * m.allocsPerCall : 0);
+  const here = `scratchpack in this browser${data.build ? ` (${data.build})` : ''}`;
   return {
-    head: ['entry', `scratchpack, measured: small (${fmt(size('small'))} B)`, `scratchpack, measured: big (${fmt(size('big'))} B)`,
+    caption: `Allocation per call, small / big object: scratchpack measured in this browser, the document's figures${data.dotnet ? ', and MessagePack-CSharp\'s recorded ones' : ''}`,
+    head: ['entry', `${here}: small (${fmt(size('small'))} B)`, `${here}: big (${fmt(size('big'))} B)`,
       'scratchpack, counted as .NET counts', 'the document says (.NET)',
-      ...(data.dotnet ? [`MessagePack-CSharp ${data.dotnet.version}, measured (recorded ${data.dotnet.date.slice(0, 10)})`] : [])],
+      ...(data.dotnet ? [peerHead(data.dotnet)] : [])],
     rows: cases.map((k, i) => {
       const r = data.rows[i];
       const cell = (m, on) => (on ? `${fmt(m.bytesPerCall)} B` : null);

@@ -127,7 +127,7 @@ export default {
     if (last && last.wave >= DETAILED) {
       const d = delta(last, prev);
       emit({ line: pool.kind === 0 ? L.PARTITION : pool.kind === 1 ? L.QUEUE : L.NOPOOL, frames: frames('consumers'), pool: view(last), name: 'steady',
-        why: `Waves ${DETAILED + 1}–${last.wave + 1}: ${fmt(d.returns)} more returns, ${fmt(d.fresh)} new arrays, ${fmt(d.drops)} ${pool.kind === 2 ? 'frees' : 'drops'}${pool.kind === 0 ? `, ${fmt(d.lockWaits)} lock waits` : ''}. ${pool.kind === 2 ? 'Every message still costs an allocation and a free.' : 'The pool now holds a whole wave: every rent is a hit.'}`,
+        why: `Waves ${DETAILED + 1}–${last.wave + 1}: ${fmt(d.returns)} more returns, ${fmt(d.fresh)} new arrays, ${fmt(d.drops)} ${pool.kind === 2 ? 'frees' : 'drops'}${pool.kind === 0 ? `, ${fmt(d.lockWaits)} lock waits` : ''}. ${steadyText(pool, d)}`,
         state: timing(d, last) });
     }
     emit({ line: pool.kind === 0 ? L.RETURN : pool.kind === 1 ? L.FIX : L.NOPOOL, frames: frames('done'), pool: view(last), name: 'end',
@@ -175,6 +175,16 @@ function nsText(ns) {
 function timing(d, s) {
   const per = d.returns > 0 ? d.returnNs / d.returns : 0;
   return `returns: ${nsText(per)} each inside the threads; this wave took ${fmt(s.phaseUs)} µs from the broadcaster's signal, waking the threads included`;
+}
+
+// What the steady waves' counters say of the pool: a whole wave kept only
+// when nothing was allocated anew or dropped, else what was.
+function steadyText(pool, d) {
+  if (pool.kind === 2) return 'Every message still costs an allocation and a free.';
+  if (d.fresh === 0 && d.drops === 0) return 'The pool now holds a whole wave: every rent is a hit.';
+  const missed = [d.fresh > 0 ? `${fmt(d.fresh)} rent${d.fresh === 1 ? '' : 's'} found the pool empty` : '',
+    d.drops > 0 ? `${fmt(d.drops)} return${d.drops === 1 ? '' : 's'} found it full` : ''].filter(Boolean);
+  return `The pool did not keep a whole wave: ${missed.join(' and ')}.`;
 }
 
 function returnText(pool, config, d, s, prev) {
@@ -242,7 +252,7 @@ export function summary(data) {
       range: key === 'ns' && r.ns !== null ? [of(r.nsLo), of(r.nsHi)] : null })) };
   });
   const by = Object.fromEntries(rows.map((r) => [r.id, r]));
-  return { rows, bars, ...conclude(by) };
+  return { rows, bars, ...conclude(by, data.recorded) };
 }
 
 // One run's time per return: its waves 2 on, inside the returning threads
@@ -281,29 +291,48 @@ function median(xs) {
 
 const times = (a, b) => `${(a / b).toFixed(a / b < 10 ? 1 : 0)}×`;
 
-// The conclusion, sentence by sentence, each from a comparison of the numbers.
-function conclude({ shared: s, lockfree: l, nopool: n }) {
+// Where the figures come from, as the conclusion words it: a live run is
+// "here", on this machine; a recorded one names its run; made-up figures
+// (?recorded=longest) say so and claim no measurement.
+function origin(rec) {
+  if (!rec) return { at: 'here', At: 'Here', none: 'No difference is measurable on this machine', holds: 'The fix holds here',
+    noneBoth: 'No difference between the two pools is measurable on this machine' };
+  if (rec.measured === false) {
+    // As long as a recorded run's words or longer: the layout tests play these.
+    const at = 'in these made-up figures (not a measurement: no pool ran)';
+    return { at, At: 'In these made-up figures (not a measurement: no pool ran),', none: `No difference appears ${at}`,
+      holds: `The fix holds ${at}`, noneBoth: `No difference between the two pools appears ${at}` };
+  }
+  const run = [rec.node && `Node ${rec.node}`, rec.cores && `${rec.cores} cores`].filter(Boolean).join(', ') || rec.date;
+  const at = `in the recorded run${run ? ` (${run})` : ''}`;
+  return { at, At: `I${at.slice(1)},`, none: `No difference was measurable ${at}`, holds: `The fix held ${at}`,
+    noneBoth: `No difference between the two pools was measurable ${at}` };
+}
+
+// The conclusion, sentence by sentence, each from a comparison of the
+// numbers; `rec` (the recorded run, if any) says where they come from.
+function conclude({ shared: s, lockfree: l, nopool: n }, rec = null) {
   if (!s || !l || !n || s.ns === null || l.ns === null || n.ns === null) return { headline: '', conclusion: '', brief: '', rest: '' };
-  const out = [];
+  const o = origin(rec), out = [];
   // A verdict only when the ranges of the runs do not overlap.
   const faster = l.nsHi < s.nsLo, slower = l.nsLo > s.nsHi;
   const both = `${nsText(l.ns)} per return on the lock-free pool (${spread(l)} ns) against ${nsText(s.ns)} on the shared pool (${spread(s)} ns)`;
   out.push(faster
     ? `A cross-thread return took ${nsText(l.ns)} on the lock-free pool against ${nsText(s.ns)} on the shared pool: ${times(s.ns, l.ns)} faster, every run of it faster than every run of the shared pool (${spread(l)} ns against ${spread(s)} ns).`
-    : slower ? `Here the lock-free pool (${nsText(l.ns)} per return) was not faster than the shared pool (${nsText(s.ns)}): every run of it was slower (${spread(l)} ns against ${spread(s)} ns).`
-      : `No difference between the two pools is measurable on this machine: ${both}; the runs' ranges overlap.`);
+    : slower ? `${o.At} the lock-free pool (${nsText(l.ns)} per return) was not faster than the shared pool (${nsText(s.ns)}): every run of it was slower (${spread(l)} ns against ${spread(s)} ns).`
+      : `${o.noneBoth}: ${both}; the runs' ranges overlap.`);
   out.push(s.lockWaits > 0
     ? `Over all runs the shared pool had to wait for a partition lock ${fmt(s.lockWaits)} times in ${fmt(s.returns)} returns; the lock-free pool has no lock.`
     : 'The shared pool never had to wait for a lock in these runs; the lock-free pool has no lock.');
   if (s.drops + l.drops > 0) out.push(`Drops: ${fmt(s.drops)} on the shared pool, ${fmt(l.drops)} on the lock-free one.`);
   out.push(n.ns > l.ns
     ? `No pool is no fix: its frees took ${nsText(n.ns)} each, ${times(n.ns, l.ns)} the lock-free pool's, and it allocated ${fmt(n.fresh)} arrays against ${fmt(l.fresh)}.`
-    : `No pool freed each buffer in ${nsText(n.ns)}, no slower here, but allocated ${fmt(n.fresh)} arrays against ${fmt(l.fresh)}: in .NET that comes back as garbage collection (the document measured no pooling ~18× slower).`);
+    : `No pool freed each buffer in ${nsText(n.ns)}, no slower ${o.at}, but allocated ${fmt(n.fresh)} arrays against ${fmt(l.fresh)}: in .NET that comes back as garbage collection (the document measured no pooling ~18× slower).`);
   const headline = !faster && !slower
-    ? `No difference is measurable on this machine: ${both}. No pool allocated ${fmt(n.fresh)} arrays against ${fmt(l.fresh)}.`
+    ? `${o.none}: ${both}. No pool allocated ${fmt(n.fresh)} arrays against ${fmt(l.fresh)}.`
     : faster
-    ? `The fix holds here: lock-free ${times(s.ns, l.ns)} faster than the shared pool per cross-thread return${s.lockWaits > 0 ? `, with no lock to wait for where the shared pool waited ${fmt(s.lockWaits)} times` : ''}; no pool allocated ${fmt(n.fresh)} arrays against ${fmt(l.fresh)}.`
-    : `Here the lock-free pool was not faster (${nsText(l.ns)} against ${nsText(s.ns)} per return); no pool allocated ${fmt(n.fresh)} arrays against ${fmt(l.fresh)}.`;
+    ? `${o.holds}: lock-free ${times(s.ns, l.ns)} faster than the shared pool per cross-thread return${s.lockWaits > 0 ? `, with no lock to wait for where the shared pool waited ${fmt(s.lockWaits)} times` : ''}; no pool allocated ${fmt(n.fresh)} arrays against ${fmt(l.fresh)}.`
+    : `${o.At} the lock-free pool was not faster (${nsText(l.ns)} against ${nsText(s.ns)} per return); no pool allocated ${fmt(n.fresh)} arrays against ${fmt(l.fresh)}.`;
   // The last step says the verdict and the locks; the board under the
   // memory says the rest, so that the step's words stay short on a phone.
   return { headline, conclusion: out.join(' '), brief: out.slice(0, 2).join(' '), rest: out.slice(2).join(' ') };
