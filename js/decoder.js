@@ -509,7 +509,7 @@ function readShaped(kv, n, depth) {
       const at = pos;
       k = mapKey(depth + 1);
       if (typeof k !== 'string') {
-        if (opt.maps === 'auto') return readIntoMap(mapFromKv(kv, i), n - i, depth, k);
+        if (opt.maps === 'auto') return readIntoMap(mapFromKv(kv, i), n - i, depth, true, k);
         node = null;
       } else if (node !== null) {
         node = predictable(at) ? stepShape(node, k, at) : null;   // (long keys make no shapes)
@@ -533,8 +533,17 @@ function mapKey(depth) {
   return c >= 0xa0 && c <= 0xa0 + KEY_MAX ? readKey(c - 0xa0) : read(depth);
 }
 
-// The property name of a key (maps: 'object' names any key).
-const propName = (k) => (typeof k === 'string' ? k : String(k));
+// The property name of a key (maps: 'object' names any key). A decoded
+// map whose 'toString' is data (or an extension's value with a throwing
+// one) has no String(): it is named as any object is.
+function propName(k) {
+  if (typeof k === 'string') return k;
+  try {
+    return String(k);
+  } catch {
+    return Object.prototype.toString.call(k);
+  }
+}
 
 // The value of a map entry: the commonest values of records inline.
 function value(depth) {
@@ -577,7 +586,7 @@ function readObject(o, n, depth) {
   for (let i = 0; i < n; i++) {
     const k = mapKey(depth + 1);
     if (typeof k !== 'string') {
-      if (opt.maps === 'auto') return readIntoMap(objectToMap(o, order), n - i, depth, k);
+      if (opt.maps === 'auto') return readIntoMap(objectToMap(o, order), n - i, depth, true, k);
     } else if (order !== null) order.push(k);
     else if (isIndexLike(k)) (order = Object.keys(o)).push(k);
     const v = value(depth);
@@ -872,10 +881,11 @@ function mapFromKv(kv, n) {
   return m;
 }
 
-// Reads n entries into m; 'first' is an already-read key of the first one.
-function readIntoMap(m, n, depth, first) {
+// Reads n entries into m; with hasFirst, 'first' is the first one's key,
+// already read (it may be undefined: an extension's value).
+function readIntoMap(m, n, depth, hasFirst = false, first = undefined) {
   for (let i = 0; i < n; i++) {
-    const k = i === 0 && first !== undefined ? first : read(depth + 1);
+    const k = i === 0 && hasFirst ? first : read(depth + 1);
     m.set(k, read(depth + 1));
   }
   return m;

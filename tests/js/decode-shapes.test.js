@@ -278,9 +278,11 @@ test('maps: object names a non-string key where it is read: __proto__ as a key o
     assert.equal(o.admin, undefined);
     assert.deepEqual(Object.getOwnPropertyDescriptor(o, '__proto__').value, { admin: true });
   }
-  // A key whose name cannot be made fails there, before the rest of the map is read.
-  const bad = Uint8Array.from([0x82, 0x81, ...fix('toString'), 1, 1, 0xa1]);
-  assert.throws(() => decode(bad, { maps: 'object' }), TypeError);
+  // A key with no String() (its toString is data) is named as any object is,
+  // and the rest of the map is read: a message cut short is TRUNCATED (it was
+  // a raw TypeError at that key).
+  const cut = Uint8Array.from([0x82, 0x81, ...fix('toString'), 1, 1, 0xa1]);
+  assert.throws(() => decode(cut, { maps: 'object' }), { name: 'ScratchpackError', code: 'TRUNCATED' });
 });
 
 test('a learnt key token is the decoder\'s own copy: input memory changed after a decode changes nothing', () => {
@@ -304,4 +306,38 @@ test("maps: 'auto' that turns to a Map at a non-string key keeps the message's o
     assert.deepEqual([...auto.keys()], [...asMap.keys()], `${n} entries`);
     assert.deepEqual(enc(auto), bytes, `${n} entries: it encodes back to the same bytes`);
   }
+});
+
+// A map key that is itself a map with a 'toString' entry (data, not a
+// method): maps: 'object' names it as any object, on the short path and
+// the key-by-key one (past 32 entries), never a raw TypeError.
+test("maps: 'object' names any key, also a map whose toString is data", () => {
+  const key = [0x81, 0xa8, ...Buffer.from('toString'), 0x01];
+  assert.deepEqual(decode(Uint8Array.of(0x81, ...key, 0x02), { maps: 'object' }), { '[object Object]': 2 });
+  const long = [0xde, 0, 33, ...key, 0x02];
+  for (let i = 0; i < 32; i++) long.push(0xa3, 0x6b, 0x30 + (i >> 3), 0x30 + (i & 7), i);
+  const o = decode(Uint8Array.from(long), { maps: 'object' });
+  assert.equal(o['[object Object]'], 2);
+  assert.equal(Object.keys(o).length, 33);
+  assert.ok(decode(Uint8Array.of(0x81, ...key, 0x02)) instanceof Map);      // 'auto': a Map, its key the object
+});
+
+// An extension may decode to undefined: as a map's first key it is a key
+// like any other (it was taken for "no key read yet", and the map's first
+// value was read as its key: TRUNCATED on a whole message).
+test('a map key an extension decodes to undefined keeps the entries in step, under every maps option', () => {
+  const ext = { type: 5, class: class Nothing {}, encode: () => new Uint8Array(1), decode: () => undefined };
+  const short = Uint8Array.of(0x82, 0xd4, 0x05, 0x00, 0x01, 0xa1, 0x61, 0x02);
+  for (const maps of ['auto', 'map']) {
+    const m = decode(short, { extensions: [ext], maps });
+    assert.deepEqual([...m], [[undefined, 1], ['a', 2]], maps);
+  }
+  assert.deepEqual(decode(short, { extensions: [ext], maps: 'object' }), { undefined: 1, a: 2 });
+  const long = [0xde, 0, 33, 0xa1, 0x62, 0x00, 0xd4, 0x05, 0x00, 0x01];    // a string key first: the key-by-key path
+  for (let i = 0; i < 31; i++) long.push(0xa3, 0x6b, 0x30 + (i >> 3), 0x30 + (i & 7), i);
+  const m = decode(Uint8Array.from(long), { extensions: [ext] });
+  assert.ok(m instanceof Map);
+  assert.equal(m.size, 33);
+  assert.equal(m.get(undefined), 1);
+  assert.equal(m.get('k36'), 30);
 });
