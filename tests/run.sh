@@ -41,7 +41,7 @@ failed=()
 echo "== Types: tsc over tests/types (strict; with DOM and Node types, then with neither)"
 { npx --no-install tsc -p tests/types && npx --no-install tsc -p tests/types/tsconfig.bare.json; } || failed+=(types)
 # libFuzzer targets (tests/fuzz), 20 s each, as many at once as there are CPUs
-# (6 targets on 2 cores: about 1 minute and the build); tests/fuzz/run.sh 600
+# (7 targets on 2 cores: about 80 s and the build); tests/fuzz/run.sh 600
 # for a long run.
 echo "== fuzz: tests/fuzz/run.sh ${SP_FUZZ_SECONDS:-20} (seconds per target)"
 timeout 600 bash tests/fuzz/run.sh "${SP_FUZZ_SECONDS:-20}" || failed+=(fuzz)
