@@ -534,6 +534,11 @@ function writeMap(m, depth) {
 }
 
 function writeTyped(view) {
+  if (view.constructor === Uint8Array) {            // a bin: the common case, without the kind lookups
+    if (view.length === 0 && isDetached(view)) detached();
+    writeBin(view);
+    return;
+  }
   if (isDetached(view)) detached();
   view = halvesAsFloat32(view) ?? view;
   const kind = numericKind(view);
