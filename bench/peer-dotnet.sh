@@ -16,7 +16,7 @@
 # (7), SP_DOTNET_SAMPLES (3), SP_DOTNET_SAMPLE_MS (20).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-source tests/build-dir.sh; for d in build-release build-bench; do sp_own_build_dir "$d"; done
+source tests/build-dir.sh && sp_own_build_dir build-release build-bench
 command -v dotnet >/dev/null || { echo "peer:dotnet needs the .NET SDK (dotnet on PATH)" >&2; exit 1; }
 export DOTNET_CLI_TELEMETRY_OPTOUT=1 DOTNET_NOLOGO=1
 mkdir -p tests/dotnet/feed

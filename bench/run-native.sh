@@ -12,7 +12,7 @@
 #   SP_BENCH_PART (lz4, encode or decode: run only that one).
 set -eu
 cd "$(dirname "$0")/.."
-source tests/build-dir.sh; for d in build-bench; do sp_own_build_dir "$d"; done
+source tests/build-dir.sh && sp_own_build_dir build-bench
 cmake -S . -B build-bench -DCMAKE_BUILD_TYPE=Release -DSP_BUILD_BENCH=ON -DSP_BUILD_TESTS=OFF "$@" >/dev/null
 cmake --build build-bench --target bench_lz4 bench_native bench_decode -j2 >/dev/null
 cc=$(sed -n 's/^CMAKE_C_COMPILER:FILEPATH=//p' build-bench/CMakeCache.txt)

@@ -9,7 +9,7 @@
 #   SP_FANOUT_THREADS (consumer counts, default "1,2,4").
 set -eu
 cd "$(dirname "$0")/.."
-source tests/build-dir.sh; for d in build-bench; do sp_own_build_dir "$d"; done
+source tests/build-dir.sh && sp_own_build_dir build-bench
 cmake -S . -B build-bench -DCMAKE_BUILD_TYPE=Release -DSP_BUILD_BENCH=ON -DSP_BUILD_TESTS=OFF "$@" >/dev/null
 cmake --build build-bench --target bench_pool_fanout -j2 >/dev/null
 echo "== native ($(uname -m), gcc -O3)"

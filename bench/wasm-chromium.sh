@@ -11,7 +11,7 @@
 # SP_BENCH_SAMPLE_MS), CHROMIUM, SP_CHROMIUM_JS_FLAGS, SP_NODE_WASM_FLAGS.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-source tests/build-dir.sh; for d in build-bench build-wasm; do sp_own_build_dir "$d"; done
+source tests/build-dir.sh && sp_own_build_dir build-bench build-wasm
 
 browser_only=0
 for a in "$@"; do case "$a" in --quick|--browser-only) browser_only=1 ;; esac; done

@@ -13,7 +13,7 @@
 # `npm run bench:wasm -- --node 24` (22, or a path) or SP_NODE=24.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-source tests/build-dir.sh; for d in build-bench build-wasi build-wasm; do sp_own_build_dir "$d"; done
+source tests/build-dir.sh && sp_own_build_dir build-bench build-wasi build-wasm
 
 echo "== native (build-bench)"
 cmake -S . -B build-bench -DCMAKE_BUILD_TYPE=Release -DSP_BUILD_BENCH=ON -DSP_BUILD_TESTS=OFF >/dev/null

@@ -14,7 +14,7 @@
 // values and errors tests/js/contract-runs.test.js holds it to).
 
 import { decoder, encoder } from './contract-interp.js';
-import { headerToken, keyToken } from './contract-runtime.js';
+import { F32_OVER, headerToken, keyToken } from './contract-runtime.js';
 import { RUN_STR_MAX } from './writer.js';
 
 const RUN_FIXARRAY = 16;   // a fixarray holds fewer elements than this
@@ -192,7 +192,7 @@ ${lines.map((l) => `    ${l}`).join('\n')}
         g = { cond: `typeof ${x} === 'number' && ${test}`, size: 5, write: `p = W.putInt(u, p, ${x} + 0);` };
         break;
       }
-      case 'f32': g = { cond: `typeof ${x} === 'number' && !(${x} >= 3.4028235677973366e38 || ${x} <= -3.4028235677973366e38)`, size: 5, write: `u[p] = 0xca; dv.setFloat32(p + 1, ${x}); p += 5;` }; break;
+      case 'f32': g = { cond: `typeof ${x} === 'number' && !(${x} >= ${F32_OVER} || ${x} <= -${F32_OVER})`, size: 5, write: `u[p] = 0xca; dv.setFloat32(p + 1, ${x}); p += 5;` }; break;
       case 'f64': g = { cond: `typeof ${x} === 'number'`, size: 9, write: `u[p] = 0xcb; dv.setFloat64(p + 1, ${x}); p += 9;` }; break;
       case 'str':
         g = { cond: `typeof ${x} === 'string' && ${x}.length <= ${RUN_STR_MAX}`, size: `(3 * ${x}.length + 2)`, write: `p = W.putStr(u, p, ${x});` };

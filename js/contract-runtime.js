@@ -9,10 +9,10 @@ import { EncodeFailure, ScratchpackError, codes, decodeWithin, describeValue, fi
   mapStep, within } from './errors.js';
 import { GrowSink } from './sink-grow.js';
 import { isDetached } from './typed.js';
-import { StreamPart, encodeWith } from './writer.js';
+import { StreamPart, detached, encodeWith } from './writer.js';
 
 // 2^128 - 2^103: from here a number rounds to float32's infinity.
-const F32_OVER = 3.4028235677973366e38;
+export const F32_OVER = 3.4028235677973366e38;
 
 export const runtime = Object.freeze({
   /** An encode TYPE failure: the value is not what the field's type takes. */
@@ -49,8 +49,7 @@ export const runtime = Object.freeze({
   /** A bin field's value as a Uint8Array, or null when it is not bytes. */
   bytes(x) {
     if (x instanceof Uint8Array) return x;
-    if ((ArrayBuffer.isView(x) || x instanceof ArrayBuffer) && isDetached(x))
-      throw new EncodeFailure(codes.INVALID_ARGUMENT, 'a typed array or ArrayBuffer whose buffer was detached (transferred away): its bytes are gone');
+    if ((ArrayBuffer.isView(x) || x instanceof ArrayBuffer) && isDetached(x)) detached();
     if (ArrayBuffer.isView(x)) return new Uint8Array(x.buffer, x.byteOffset, x.byteLength);
     if (x instanceof ArrayBuffer || (typeof SharedArrayBuffer === 'function' && x instanceof SharedArrayBuffer))
       return new Uint8Array(x);

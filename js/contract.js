@@ -561,8 +561,7 @@ function fitsScalar(n, v) {
   switch (n.kind) {
     case 'bool': return typeof v === 'boolean';
     case 'int': return Number.isInteger(v) && v >= n.lo && v <= n.hi;
-    case 'f32': return typeof v === 'number' && !runtime.f32Over(v);
-    case 'f64': return typeof v === 'number';
+    case 'f32': case 'f64': return typeof v === 'number';
     case 'str': return typeof v === 'string';
     case 'date': return v instanceof Date && !Number.isNaN(v.getTime());
     default: return n.kind === 'any';

@@ -9,14 +9,14 @@
 import { EncodeFailure, ScratchpackError, codes, describeValue } from './errors.js';
 import { isDetached } from './typed.js';
 
+const detachedData = 'ext data is over a detached (transferred) buffer: its bytes are gone';
+
 /**
  * An extension value: a type in -128..127 and its bytes. Type -1 is the
  * timestamp, which decodes to a Date, or to an Ext(-1) when it lies outside
  * what a Date holds; an Ext(-1) must hold a valid one (4, 8 or 12 bytes,
  * nanoseconds under 10^9), as decode would read it back.
  */
-const detachedData = 'ext data is over a detached (transferred) buffer: its bytes are gone';
-
 export class Ext {
   constructor(type, data) {
     if (!Number.isInteger(type) || type < -128 || type > 127)

@@ -533,10 +533,15 @@ function writeMap(m, depth) {
   }
 }
 
+// A Uint8Array the caller gave as a bin: an empty one may be detached.
+function writeBinView(b) {
+  if (b.length === 0 && isDetached(b)) detached();
+  writeBin(b);
+}
+
 function writeTyped(view) {
   if (view.constructor === Uint8Array) {            // a bin: the common case, without the kind lookups
-    if (view.length === 0 && isDetached(view)) detached();
-    writeBin(view);
+    writeBinView(view);
     return;
   }
   if (isDetached(view)) detached();
@@ -607,7 +612,8 @@ function writeExt(v) {
   writeRaw(data);
 }
 
-function detached() {
+/** Throws the failure of bytes over a detached (transferred) buffer. */
+export function detached() {
   throw new EncodeFailure(codes.INVALID_ARGUMENT, 'a typed array or ArrayBuffer whose buffer was detached (transferred away): its bytes are gone');
 }
 
@@ -764,10 +770,7 @@ export const W = Object.freeze({
     writeFloat64(v);
   },
   str: writeString,
-  bin(b) {                                  // a Uint8Array: an empty one may be detached
-    if (b.length === 0 && isDetached(b)) detached();
-    writeBin(b);
-  },
+  bin: writeBinView,
   date: writeDate,
   any: writeValue,
   numbers: writeNumbers,

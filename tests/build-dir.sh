@@ -5,6 +5,11 @@
 # tree it was copied from, or stop on "CMakeCache.txt directory is different".
 # Must not touch: a folder configured here, which stays incremental.
 sp_own_build_dir() {
+  local dir
+  for dir in "$@"; do sp_own_one "$dir"; done
+}
+
+sp_own_one() {
   local dir="$1" cache="$1/CMakeCache.txt" was
   [ -f "$cache" ] || return 0
   was="$(sed -n 's/^CMAKE_CACHEFILE_DIR:INTERNAL=//p' "$cache")"

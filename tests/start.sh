@@ -5,7 +5,7 @@
 # 8080) -- printing its URL and running until stopped.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-source tests/build-dir.sh; for d in build-release; do sp_own_build_dir "$d"; done
+source tests/build-dir.sh && sp_own_build_dir build-release
 bash tests/setup.sh
 if [ ! -f dist/scratchpack.wasm ] || [ ! -f dist/scratchpack-st.wasm ] ||
    [ ! -f dist-web/scratchpack-flows.wasm ] || [ ! -f dist-web/scratchpack-flows-st.wasm ]; then
