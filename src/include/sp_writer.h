@@ -359,23 +359,40 @@ static inline size_t sp_put_str_header(uint8_t *p, uint32_t n) {
   return size;
 }
 
-/* Copies n bytes (the buffers do not overlap). Up to 16 bytes -- keys,
-** tags, short names -- as two overlapping loads and stores of the largest
-** word that fits, reading and writing only those n bytes: no call (a libc
-** memcpy natively, a memory.copy in WASM, which V8 makes a call).
-** gcc's -Warray-bounds does not tie the 8- and 4-byte branches to n: a
-** caller passing a 1-byte array with a length it cannot see (always > 16,
-** or 1) gets "partly outside array bounds" for reads that never happen. */
+/* The longest str that sp_write_str writes inline (a fixstr, its bytes
+** moved as words). In WASM only up to 16: the 16-byte moves for longer
+** ones made V8 spill more of a caller's loop than they saved (docs/node.md,
+** round 5). */
+#if defined(__wasm__)
+#define SP_STR_INLINE_MAX 16
+#else
+#define SP_STR_INLINE_MAX 31
+#endif
+
+/* Copies n <= 32 bytes -- keys, tags, names -- as two overlapping loads and
+** stores of the largest word that fits, reading and writing only those n
+** bytes: no call (a libc memcpy natively, a memory.copy in WASM, which V8
+** makes a call).
+** gcc's -Warray-bounds does not tie the word branches to n: a caller
+** passing a 1-byte array with a length it cannot see (always > 16, or 1)
+** gets "partly outside array bounds" for reads that never happen. */
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Warray-bounds"
 #pragma GCC diagnostic ignored "-Wstringop-overread"
 #endif
-static inline void sp_copy(uint8_t *dst, const void *src, size_t n) {
-  const uint8_t *s = (const uint8_t *)src;
-  if (n > 16) {
-    memcpy(dst, s, n);
-  } else if (n >= 8) {
+static inline void sp_copy_short(uint8_t *dst, const uint8_t *s, size_t n) {
+#if SP_STR_INLINE_MAX > 16
+  if (n >= 16) {
+    uint64_t a[2], b[2];
+    memcpy(a, s, 16);
+    memcpy(b, s + n - 16, 16);
+    memcpy(dst, a, 16);
+    memcpy(dst + n - 16, b, 16);
+    return;
+  }
+#endif
+  if (n >= 8) {
     uint64_t a, b;
     memcpy(&a, s, 8);
     memcpy(&b, s + n - 8, 8);
@@ -394,17 +411,30 @@ static inline void sp_copy(uint8_t *dst, const void *src, size_t n) {
     dst[n - 1] = c;
   }
 }
+
+/* Copies n bytes (the buffers do not overlap). */
+static inline void sp_copy(uint8_t *dst, const void *src, size_t n) {
+  if (n > 16) memcpy(dst, src, n);
+  else sp_copy_short(dst, (const uint8_t *)src, n);
+}
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic pop
 #endif
 
 /* A str header and its n UTF-8 bytes (n <= 2^32-1; the buffers do not
 ** overlap). Unlike the other sp_put_* it returns the position after them:
-** the form that compiled to the faster loop where records are written. */
+** the form that compiled to the faster loop where records are written.
+** Up to SP_STR_INLINE_MAX bytes inline, longer ones out of line, as in
+** sp_write_str. */
+uint8_t *sp_put_str_long(uint8_t *p, const void *utf8, size_t n);
+
 static inline uint8_t *sp_put_str(uint8_t *p, const void *utf8, size_t n) {
-  p += sp_put_str_header(p, (uint32_t)n);
-  sp_copy(p, utf8, n);
-  return p + n;
+  if (SP_LIKELY(n <= SP_STR_INLINE_MAX)) {
+    *p = (uint8_t)(0xa0 | n);
+    sp_copy_short(p + 1, (const uint8_t *)utf8, n);
+    return p + 1 + n;
+  }
+  return sp_put_str_long(p, utf8, n);
 }
 
 /* bin header: c4, c5, c6. Returns its size. */
@@ -432,12 +462,20 @@ static inline void sp_write_raw(sp_writer *w, const void *src, size_t n) {
 }
 
 /* A str of 'len' UTF-8 bytes (not checked for validity). len > 2^32-1 is
-** SP_E_LENGTH_LIMIT. */
+** SP_E_LENGTH_LIMIT.
+** A fixstr of up to SP_STR_INLINE_MAX bytes is written here, tested with
+** one compare; longer ones, with their header forms and memcpy, out of
+** line. In WASM both count: clang made the former two-compare test flag
+** arithmetic, and memory.copy's call inside a caller's loop made V8 spill
+** the loop's values around every string (docs/node.md, round 5). */
 static inline void sp_write_str(sp_writer *w, const char *utf8, size_t len) {
   uint8_t *p = w->cur;
   size_t room = (size_t)(w->end - p);
-  if (SP_LIKELY(room > len && room - len >= 5)) {
-    p = sp_put_str(p, utf8, len);
+  size_t fix = room <= SP_STR_INLINE_MAX ? room : SP_STR_INLINE_MAX + 1;
+  if (SP_LIKELY(len < fix)) {                /* len <= SP_STR_INLINE_MAX, len < room */
+    *p = (uint8_t)(0xa0 | len);
+    sp_copy_short(p + 1, (const uint8_t *)utf8, len);
+    p += 1 + len;
   } else {
     p = sp_write_str_slow(w, utf8, len);
   }

@@ -291,11 +291,19 @@ void sp_write_str_header(sp_writer *w, uint32_t n) {
   if (p) w->cur = p + sp_put_str_header(p, n);
 }
 
+uint8_t *sp_put_str_long(uint8_t *p, const void *utf8, size_t n) {
+  p += sp_put_str_header(p, (uint32_t)n);
+  memcpy(p, utf8, n);
+  return p + n;
+}
+
 uint8_t *sp_write_str_slow(sp_writer *w, const char *utf8, size_t len) {
+  size_t room = (size_t)(w->end - w->cur);
   if ((uint64_t)len > 0xffffffffu) {
     sp_writer_fail(w, SP_E_LENGTH_LIMIT, "str longer than 2^32-1 bytes", __func__);
     return w->cur;
   }
+  if (room > len && room - len >= 5) return sp_put_str(w->cur, utf8, len);
   sp_write_str_header(w, (uint32_t)len);
   sp_write_raw(w, utf8, len);
   return w->cur;

@@ -472,6 +472,60 @@ static void str_uses_db_from_65536_bytes(void) {
   STR_IS(65536, 0xdb, 0x00, 0x01, 0x00, 0x00);
 }
 
+/* Every length across the inline word copies (1-3, 4-7, 8-15, 16-31 bytes)
+** and the fixstr/d9 edge: the header, then the bytes, none more. The body is
+** copied to an exact-size heap block, so a word read past its end is an
+** ASan report. */
+static void str_of_every_length_to_40_is_its_header_and_bytes(void) {
+  for (size_t n = 0; n <= 40; n++) {
+    uint8_t hdr[2] = {(uint8_t)(0xa0 | n), 0};
+    size_t hn = 1;
+    if (n > 31) { hdr[0] = 0xd9; hdr[1] = (uint8_t)n; hn = 2; }
+    payload_is(w_str, n, hdr, hn, __LINE__);
+  }
+}
+
+/* w_put_str: one reservation of the worst case, then sp_put_str. */
+static void w_put_str(sp_writer *w, const void *c) {
+  const span *s = c;
+  uint8_t *p = sp_writer_reserve(w, s->n + 5);
+  if (p) sp_writer_advance(w, (size_t)(sp_put_str(p, s->p, s->n) - p));
+}
+
+/* hdr + n pattern bytes written by w_put_str in every mode and migration
+** point (not into an exact-size fixed output: the reservation asks for the
+** worst case, 5 header bytes). */
+static void put_str_is(size_t n, const uint8_t *hdr, size_t hn, int line) {
+  uint8_t *body = pattern(n, (uint32_t)n), *want = xmalloc(hn + n);
+  span s = {body, n};
+  memcpy(want, hdr, hn);
+  if (n) memcpy(want + hn, body, n);
+  for (size_t i = 0; i < NRUNS; i++) check_run(&RUNS[i], w_put_str, &s, want, hn + n, line);
+  free(want);
+  free(body);
+}
+
+/* sp_put_str (the reservation contract) writes the same bytes as
+** sp_write_str at every length across its inline copies and each header
+** form. */
+static void put_str_writes_what_write_str_writes_at_every_length(void) {
+  static const size_t lens[] = {256, 300, 65535, 65536};
+  for (size_t n = 0; n <= 260; n++) {
+    uint8_t hdr[3] = {(uint8_t)(0xa0 | n), 0, 0};
+    size_t hn = 1;
+    if (n > 255) { hdr[0] = 0xda; hdr[1] = (uint8_t)(n >> 8); hdr[2] = (uint8_t)n; hn = 3; }
+    else if (n > 31) { hdr[0] = 0xd9; hdr[1] = (uint8_t)n; hn = 2; }
+    put_str_is(n, hdr, hn, __LINE__);
+  }
+  for (size_t i = 0; i < sizeof lens / sizeof lens[0]; i++) {
+    size_t n = lens[i];
+    uint8_t hdr[5] = {0xda, (uint8_t)(n >> 8), (uint8_t)n};
+    size_t hn = 3;
+    if (n > 65535) { hdr[0] = 0xdb; hdr[1] = 0; hdr[2] = (uint8_t)(n >> 16); hdr[3] = (uint8_t)(n >> 8); hdr[4] = (uint8_t)n; hn = 5; }
+    put_str_is(n, hdr, hn, __LINE__);
+  }
+}
+
 /* ---- str from UTF-16 units: encoding -------------------------------------- */
 
 static void str_utf16_ascii_is_one_byte_per_unit(void) {
@@ -993,6 +1047,8 @@ int main(void) {
   SP_RUN(float_is_ca_with_big_endian_ieee754_bits);
   SP_RUN(double_is_cb_and_never_narrowed);
   SP_RUN(str_uses_fixstr_up_to_31_bytes);
+  SP_RUN(str_of_every_length_to_40_is_its_header_and_bytes);
+  SP_RUN(put_str_writes_what_write_str_writes_at_every_length);
   SP_RUN(str_uses_d9_from_32_to_255_bytes);
   SP_RUN(str_uses_da_from_256_to_65535_bytes);
   SP_RUN(str_uses_db_from_65536_bytes);
