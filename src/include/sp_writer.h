@@ -382,17 +382,13 @@ static inline size_t sp_put_str_header(uint8_t *p, uint32_t n) {
 #pragma GCC diagnostic ignored "-Wstringop-overread"
 #endif
 static inline void sp_copy_short(uint8_t *dst, const uint8_t *s, size_t n) {
-#if SP_STR_INLINE_MAX > 16
-  if (n >= 16) {
+  if (n >= 16 && SP_STR_INLINE_MAX > 16) {
     uint64_t a[2], b[2];
     memcpy(a, s, 16);
     memcpy(b, s + n - 16, 16);
     memcpy(dst, a, 16);
     memcpy(dst + n - 16, b, 16);
-    return;
-  }
-#endif
-  if (n >= 8) {
+  } else if (n >= 8) {
     uint64_t a, b;
     memcpy(&a, s, 8);
     memcpy(&b, s + n - 8, 8);
