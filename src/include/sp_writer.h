@@ -369,10 +369,11 @@ static inline size_t sp_put_str_header(uint8_t *p, uint32_t n) {
 #define SP_STR_INLINE_MAX 31
 #endif
 
-/* Copies n <= 32 bytes -- keys, tags, names -- as two overlapping loads and
+/* Copies n bytes -- keys, tags, names -- as two overlapping loads and
 ** stores of the largest word that fits, reading and writing only those n
 ** bytes: no call (a libc memcpy natively, a memory.copy in WASM, which V8
-** makes a call).
+** makes a call). n <= 16, or n <= 32 where SP_STR_INLINE_MAX is over 16
+** (the 16-byte moves exist only there).
 ** gcc's -Warray-bounds does not tie the word branches to n: a caller
 ** passing a 1-byte array with a length it cannot see (always > 16, or 1)
 ** gets "partly outside array bounds" for reads that never happen. */
