@@ -51,10 +51,29 @@ const LONG_STRING = 16384;        // longer strings are written in chunks
  * ScratchpackError with the element path on failure.
  */
 export function encodeWith(s, value, depthLimit, table = null, via = null) {
+  if (sink === null) { walk(s, value, depthLimit, table, via); return; }
+  // Nested (a getter, an extension's encode): the running walk's state is
+  // kept aside and put back. The outermost call has nothing to keep, and
+  // keeping it showed in a small encodeInto's profile (docs/node.md).
   const su8 = u8, sdv = dv, spos = pos, send = end, ssink = sink, sdepth = maxDepth, sexts = exts;
-  const sopenTop = openTop, sopenBase = openBase, sdeep = deepOpen;
+  const sopenBase = openBase, sdeep = deepOpen;
+  openBase = openTop;                          // (slot openBase, depth 0, is never written)
+  try {
+    walk(s, value, depthLimit, table, via);
+  } finally {
+    u8 = su8; dv = sdv; pos = spos; end = send; sink = ssink; maxDepth = sdepth; exts = sexts;
+    openBase = sopenBase; deepOpen = sdeep;
+    // It may have grown linear memory: the caller's views are re-made if
+    // they no longer cover its span.
+    if (ssink.sync !== undefined) { ssink.sync(); u8 = ssink.u8; dv = ssink.dv; }
+  }
+}
+
+// One walk of value into s; leaves the writer idle (encodeWith puts a
+// caller's walk back after a nested one).
+function walk(s, value, depthLimit, table, via) {
   sink = s; u8 = s.u8; dv = s.dv; pos = s.pos; end = s.end; maxDepth = depthLimit; exts = table;
-  openBase = openTop; deepOpen = null;         // (slot openBase, depth 0, is never written)
+  deepOpen = null;
   try {
     if (via === null) writeValue(value, 0);
     else via(value);                            // a contract's encoder (contract.js)
@@ -62,13 +81,10 @@ export function encodeWith(s, value, depthLimit, table = null, via = null) {
   } catch (e) {
     throw explain(e, value);
   } finally {
-    u8 = su8; dv = sdv; pos = spos; end = send; sink = ssink; maxDepth = sdepth; exts = sexts;
-    for (; openTop > sopenTop; openTop--) open[openTop] = undefined;   // nothing of the value kept alive
-    openBase = sopenBase; deepOpen = sdeep;
+    u8 = null; dv = null; sink = null; exts = null;
+    for (; openTop > openBase; openTop--) open[openTop] = undefined;   // nothing of the value kept alive
+    deepOpen = null;
     if (keyTop === 0 && keyStack.length > KEYS_KEPT) keyStack.length = 0;   // no key of a big object kept alive
-    // A nested encode (from a getter) may have grown linear memory: the
-    // caller's views are re-made if they no longer cover its span.
-    if (ssink !== null && ssink.sync !== undefined) { ssink.sync(); u8 = ssink.u8; dv = ssink.dv; }
   }
 }
 
