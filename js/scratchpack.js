@@ -78,6 +78,7 @@ export class Scratchpack {
     this._maxDepth = this._decode.maxDepth;
     this._sinks = [];
     this._targets = [];
+    this._target = null;                  // encodeInto's sink when no call holds it; nested calls use _targets
     this._scratches = [];                 // encode()'s JS scratches, one per nesting level
     this._big = o.bigMessage;             // messages past it are written to JS memory
     this._bigLast = 0;                    // the last encode(): 0 in the JS scratch, 1 in C, 2 in JS memory
@@ -303,10 +304,12 @@ export class Scratchpack {
     if (!(target instanceof Uint8Array)) throw new ScratchpackError(codes.INVALID_ARGUMENT, 'encodeInto needs a Uint8Array target');
     if (target.length === 0 && isDetached(target))
       throw new ScratchpackError(codes.INVALID_ARGUMENT, 'the target is over a detached (transferred) buffer: it has no bytes to write');
-    if (!Number.isInteger(offset) || offset < 0 || offset > target.length)
+    if (offset !== 0 && (!Number.isInteger(offset) || offset < 0 || offset > target.length))
       throw new ScratchpackError(codes.INVALID_ARGUMENT, `offset ${offset} is outside the target (0..${target.length})`);
     if (this._compression !== 0) return this._encodeIntoCompressed(value, target, offset, options);
-    const t = this._targets.pop() || new TargetSink(this._heap);
+    let t = this._target;                       // (the one a call at a time uses, without an array)
+    if (t !== null) this._target = null;
+    else t = this._targets.pop() || new TargetSink(this._heap);
     this._depth++;
     try {
       t.begin(target, offset);
@@ -317,7 +320,8 @@ export class Scratchpack {
     } finally {
       this._depth--;
       t.clear();
-      this._targets.push(t);
+      if (this._target === null) this._target = t;
+      else this._targets.push(t);
     }
   }
 
