@@ -303,7 +303,8 @@ uint8_t *sp_write_str_slow(sp_writer *w, const char *utf8, size_t len) {
     sp_writer_fail(w, SP_E_LENGTH_LIMIT, "str longer than 2^32-1 bytes", __func__);
     return w->cur;
   }
-  if (room > len && room - len >= 5) return sp_put_str(w->cur, utf8, len);
+  /* Fits: longer than sp_write_str writes inline, so straight to the long form. */
+  if (room > len && room - len >= 5) return sp_put_str_long(w->cur, utf8, len);
   sp_write_str_header(w, (uint32_t)len);
   sp_write_raw(w, utf8, len);
   return w->cur;

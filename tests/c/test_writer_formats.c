@@ -476,11 +476,20 @@ static void str_uses_db_from_65536_bytes(void) {
 ** and the fixstr/d9 edge: the header, then the bytes, none more. The body is
 ** copied to an exact-size heap block, so a word read past its end is an
 ** ASan report. */
+/* The str header for n bytes, written by hand (fixstr, d9, da, db); returns its size. */
+static size_t str_header(size_t n, uint8_t hdr[5]) {
+  if (n <= 31) { hdr[0] = (uint8_t)(0xa0 | n); return 1; }
+  if (n <= 255) { hdr[0] = 0xd9; hdr[1] = (uint8_t)n; return 2; }
+  if (n <= 65535) { hdr[0] = 0xda; hdr[1] = (uint8_t)(n >> 8); hdr[2] = (uint8_t)n; return 3; }
+  hdr[0] = 0xdb; hdr[1] = (uint8_t)(n >> 24); hdr[2] = (uint8_t)(n >> 16);
+  hdr[3] = (uint8_t)(n >> 8); hdr[4] = (uint8_t)n;
+  return 5;
+}
+
 static void str_of_every_length_to_40_is_its_header_and_bytes(void) {
   for (size_t n = 0; n <= 40; n++) {
-    uint8_t hdr[2] = {(uint8_t)(0xa0 | n), 0};
-    size_t hn = 1;
-    if (n > 31) { hdr[0] = 0xd9; hdr[1] = (uint8_t)n; hn = 2; }
+    uint8_t hdr[5];
+    size_t hn = str_header(n, hdr);
     payload_is(w_str, n, hdr, hn, __LINE__);
   }
 }
@@ -509,21 +518,11 @@ static void put_str_is(size_t n, const uint8_t *hdr, size_t hn, int line) {
 ** sp_write_str at every length across its inline copies and each header
 ** form. */
 static void put_str_writes_what_write_str_writes_at_every_length(void) {
-  static const size_t lens[] = {256, 300, 65535, 65536};
-  for (size_t n = 0; n <= 260; n++) {
-    uint8_t hdr[3] = {(uint8_t)(0xa0 | n), 0, 0};
-    size_t hn = 1;
-    if (n > 255) { hdr[0] = 0xda; hdr[1] = (uint8_t)(n >> 8); hdr[2] = (uint8_t)n; hn = 3; }
-    else if (n > 31) { hdr[0] = 0xd9; hdr[1] = (uint8_t)n; hn = 2; }
-    put_str_is(n, hdr, hn, __LINE__);
-  }
-  for (size_t i = 0; i < sizeof lens / sizeof lens[0]; i++) {
-    size_t n = lens[i];
-    uint8_t hdr[5] = {0xda, (uint8_t)(n >> 8), (uint8_t)n};
-    size_t hn = 3;
-    if (n > 65535) { hdr[0] = 0xdb; hdr[1] = 0; hdr[2] = (uint8_t)(n >> 16); hdr[3] = (uint8_t)(n >> 8); hdr[4] = (uint8_t)n; hn = 5; }
-    put_str_is(n, hdr, hn, __LINE__);
-  }
+  static const size_t lens[] = {300, 65535, 65536};
+  uint8_t hdr[5];
+  for (size_t n = 0; n <= 260; n++) put_str_is(n, hdr, str_header(n, hdr), __LINE__);
+  for (size_t i = 0; i < sizeof lens / sizeof lens[0]; i++)
+    put_str_is(lens[i], hdr, str_header(lens[i], hdr), __LINE__);
 }
 
 /* ---- str from UTF-16 units: encoding -------------------------------------- */
