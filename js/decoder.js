@@ -57,8 +57,7 @@ export function decodeFrom(bytes, at, options) {
     throw tooDeep(e);
   } finally {
     src = s0; pos = p0; len = l0; dv = d0; opt = o0;   // the outermost: nothing of the call is held
-    if (s0 === null) clearSpare();                      // past it (not the bytes, the options, a value)
-  }
+  }                                                     // past it (not the bytes, the options, a value)
 }
 
 /**
@@ -87,8 +86,7 @@ export function readToken(bytes, at, depth, options) {
   } finally {
     src = null;                        // nothing of the call is held past it:
     dv = null;                         // not the bytes, not the options (an
-    opt = decodeDefaults;              // instance's hold the instance), not
-    clearSpare();                      // a value
+    opt = decodeDefaults;              // instance's hold the instance)
   }
 }
 
@@ -277,17 +275,29 @@ export function tinySlot(w0, w1, n) {
 }
 
 // The string of src[p..p+n), n <= TINY_MAX, with 8 bytes readable at p.
+// The words are read through the DataView (one load each, not four), and
+// only a kept hit is handled here: small enough for V8 to inline.
 function tinyStr(p, n) {
-  const u = src;
-  const w0 = ((u[p] << 24) | (u[p + 1] << 16) | (u[p + 2] << 8) | u[p + 3]) & HEAD_MASK[n < 4 ? n : 4];
-  const w1 = n > 4 ? ((u[p + 4] << 24) | (u[p + 5] << 16) | (u[p + 6] << 8) | u[p + 7]) & HEAD_MASK[n - 4] : 0;
+  const d = view();
+  const w0 = d.getInt32(p) & HEAD_MASK[n < 4 ? n : 4];
+  const w1 = n > 4 ? d.getInt32(p + 4) & HEAD_MASK[n - 4] : 0;
   const slot = tinySlot(w0, w1, n);
   if (++tinyTries === TINY_WINDOW) tinyWindow();
+  const k = slot * 3;
+  if (tinyKey[k] === n && tinyKey[k + 1] === w0 && tinyKey[k + 2] === w1 && tinyKept[slot] === 1) {
+    tinyHits++;
+    return tinyStrs[slot];
+  }
+  return tinyMiss(p, n, w0, w1, slot);
+}
+
+// tinyStr's other cases: a string seen once before in its slot (now kept)
+// or a new one (now the slot's key).
+function tinyMiss(p, n, w0, w1, slot) {
   const k = slot * 3;
   let str;
   if (tinyKey[k] === n && tinyKey[k + 1] === w0 && tinyKey[k + 2] === w1) {
     tinyHits++;
-    if (tinyKept[slot] === 1) return tinyStrs[slot];
     str = fromWords(w0, w1, n);                  // (what the slot is keyed by, read once)
     tinyStrs[slot] = str;
     tinyKept[slot] = 1;
@@ -487,11 +497,9 @@ function readMap(n, depth, at) {
   mapHeader(n, depth, at);
   if (opt.maps === 'map') return readIntoMap(new Map(), n, depth);
   if (n > SHAPE_KEYS_MAX) return readObject({}, n, depth);
-  const kv = spareKv.length > 0 ? spareKv.pop() : [];
-  const o = readShaped(kv, n, depth);
-  if (spareKv.length < SPARE_MAX) spareKv.push(kv);
-  spareUsed = true;
-  return o;
+  // A new kv for each map, not one kept for reuse: storing new values into
+  // a long-lived array takes V8's write barrier on its slow path each time.
+  return readShaped(new Array(2 * n), n, depth);
 }
 
 // A map of at most SHAPE_KEYS_MAX entries: its keys and values go to kv (key
@@ -657,13 +665,14 @@ function shapesOn() {
 }
 
 // Whether the bytes at pos are node's key token; if so, consumed. Compared
-// four bytes at a time where 8 are left.
+// four bytes at a time (a DataView load each) where 8 are left.
 function keyHere(node) {
-  const u = src, p = pos, m = node.m;
+  const p = pos, m = node.m;
   if (len - p < 8) return keyNearEnd(node.kb);
-  if ((((u[p] << 24) | (u[p + 1] << 16) | (u[p + 2] << 8) | u[p + 3]) & node.m0) !== node.w0) return false;
+  const d = view();
+  if ((d.getInt32(p) & node.m0) !== node.w0) return false;
   if (m > 4) {
-    if ((((u[p + 4] << 24) | (u[p + 5] << 16) | (u[p + 6] << 8) | u[p + 7]) & node.m1) !== node.w1) return false;
+    if ((d.getInt32(p + 4) & node.m1) !== node.w1) return false;
     if (m > 8 && !restHere(node.kb, p)) return false;
   }
   pos = p + m;
@@ -801,21 +810,6 @@ export function forgetShapes() {
   tinyOn = true;
   tinyTries = 0;
   tinyHits = 0;
-}
-
-// Arrays for readShaped, one per map being read (a user's ext decode may
-// decode in turn: it takes arrays of its own). Emptied after each decode:
-// no value outlives its call here.
-const spareKv = [], SPARE_MAX = 64;
-let spareUsed = false;
-
-function clearSpare() {
-  if (!spareUsed) return;
-  spareUsed = false;
-  for (let i = 0; i < spareKv.length; i++) {
-    const kv = spareKv[i];
-    for (let j = 0; j < kv.length; j++) kv[j] = undefined;
-  }
 }
 
 // ---- map keys ----------------------------------------------------------------

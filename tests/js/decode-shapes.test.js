@@ -51,6 +51,25 @@ test('records decode as @msgpack/msgpack decodes them, the first time and once t
   assert.deepEqual(decode(bytes), want);
 });
 
+test('records and tiny strings read the same from a view at any offset into a bigger buffer', () => {
+  // Key tokens and tiny strings are read as words through a DataView of the
+  // input: it must start where the view starts, not where its buffer does.
+  forgetShapes();
+  const bytes = encode(records);
+  const want = peerDecode(bytes);
+  for (const offset of [1, 2, 3, 5, 8]) {
+    const buffer = new ArrayBuffer(offset + bytes.length + 7);
+    new Uint8Array(buffer).fill(0xa5);                           // what lies around the view is other bytes
+    const view = new Uint8Array(buffer, offset, bytes.length);
+    view.set(bytes);
+    for (let i = 0; i < LEARNT; i++) {
+      assert.deepEqual(decode(view), want, `offset ${offset}, decode ${i}`);
+      assert.deepEqual(decode(Buffer.from(buffer, offset, bytes.length)), want);
+      assert.deepEqual(decode(new DataView(buffer, offset, bytes.length)), want);
+    }
+  }
+});
+
 test('a key other than the one predicted, anywhere in the map and in any header form, is read as itself', () => {
   forgetShapes();
   const base = [[fix('id'), [1]], [fix('name'), fix('n')], [fix('score'), [2]], [fix('tags'), [0x90]]];
