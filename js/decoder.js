@@ -56,8 +56,10 @@ export function decodeFrom(bytes, at, options) {
   } catch (e) {
     throw tooDeep(e);
   } finally {
-    src = s0; pos = p0; len = l0; dv = d0; opt = o0;   // the outermost: nothing of the call is held
-  }                                                     // past it (not the bytes, the options, a value)
+    // The outermost call puts back nulls: nothing of it is held past it
+    // (not the bytes, the options, a value).
+    src = s0; pos = p0; len = l0; dv = d0; opt = o0;
+  }
 }
 
 /**
@@ -292,7 +294,8 @@ function tinyStr(p, n) {
 }
 
 // tinyStr's other cases: a string seen once before in its slot (now kept)
-// or a new one (now the slot's key).
+// or a new one (now the slot's key). The key is compared again here:
+// passing tinyStr's compare in measured no faster, slower on Node 24.
 function tinyMiss(p, n, w0, w1, slot) {
   const k = slot * 3;
   let str;

@@ -418,6 +418,13 @@ static inline void sp_copy(uint8_t *dst, const void *src, size_t n) {
 #pragma GCC diagnostic pop
 #endif
 
+/* A fixstr of n <= SP_STR_INLINE_MAX bytes at p: its header byte and the
+** bytes moved as words (1 + n bytes; the callers move on by them). */
+static inline void sp_put_fixstr(uint8_t *p, const void *utf8, size_t n) {
+  *p = (uint8_t)(0xa0 | n);
+  sp_copy_short(p + 1, (const uint8_t *)utf8, n);
+}
+
 /* A str header and its n UTF-8 bytes (n <= 2^32-1; the buffers do not
 ** overlap). Unlike the other sp_put_* it returns the position after them:
 ** the form that compiled to the faster loop where records are written.
@@ -427,8 +434,7 @@ uint8_t *sp_put_str_long(uint8_t *p, const void *utf8, size_t n);
 
 static inline uint8_t *sp_put_str(uint8_t *p, const void *utf8, size_t n) {
   if (SP_LIKELY(n <= SP_STR_INLINE_MAX)) {
-    *p = (uint8_t)(0xa0 | n);
-    sp_copy_short(p + 1, (const uint8_t *)utf8, n);
+    sp_put_fixstr(p, utf8, n);
     return p + 1 + n;
   }
   return sp_put_str_long(p, utf8, n);
@@ -470,8 +476,7 @@ static inline void sp_write_str(sp_writer *w, const char *utf8, size_t len) {
   size_t room = (size_t)(w->end - p);
   size_t fix = room <= SP_STR_INLINE_MAX ? room : SP_STR_INLINE_MAX + 1;
   if (SP_LIKELY(len < fix)) {                /* len <= SP_STR_INLINE_MAX, len < room */
-    *p = (uint8_t)(0xa0 | len);
-    sp_copy_short(p + 1, (const uint8_t *)utf8, len);
+    sp_put_fixstr(p, utf8, len);
     p += 1 + len;
   } else {
     p = sp_write_str_slow(w, utf8, len);
