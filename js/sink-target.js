@@ -2,7 +2,9 @@
 // Owns: the private stage the writer fills (kept between calls, let go when
 // big), BUFFER_TOO_SMALL and when it is thrown, and the one copy from the
 // stage into the target (big bin and ext bodies and long strings skip the
-// stage: finish() writes them into the target from the value itself).
+// stage: finish() writes them into the target from the value itself), and
+// whether a target is shared memory (targetShared: the last answer is kept
+// a second).
 // Must not touch: formats (writer.js), linear memory (numeric arrays go
 // through sink-numeric.js) or the target before the message is complete.
 
@@ -50,7 +52,6 @@ export class TargetSink {
     this.pos = 0;
     this.end = 0;
     this.target = null;
-    this.targetShared = -1;        // whether it is shared memory: -1 until a long copy asks
     this.base = 0;                 // where the message goes in the target
     this.stage = new Uint8Array(TARGET_STAGE_FIRST);
     this.stageDv = new DataView(this.stage.buffer);
@@ -65,7 +66,6 @@ export class TargetSink {
 
   begin(target, offset) {
     this.target = target;
-    this.targetShared = -1;
     this.base = offset;
     this.u8 = this.stage;
     this.dv = this.stageDv;
@@ -175,15 +175,11 @@ export class TargetSink {
 
   // src into the target at 'to': by set(), or, for a copy of SHARED_COPY_FROM
   // bytes or more into shared memory (a user's SharedArrayBuffer), by
-  // copyBytes, at word speed whatever the offsets. Whether the target is
-  // shared is asked once a call, and only by such a copy (shorter copies
-  // would feel the asking).
+  // copyBytes, at word speed whatever the offsets. Only such a copy asks
+  // whether the target is shared (shorter copies would feel the asking).
   copyTo(to, src) {
-    if (src.length >= SHARED_COPY_FROM) {
-      if (this.targetShared < 0) this.targetShared = isShared(this.target) ? 1 : 0;
-      if (this.targetShared === 1) { copyBytes(this.target, to, src); return; }
-    }
-    this.target.set(src, to);
+    if (src.length >= SHARED_COPY_FROM && targetShared(this.target)) copyBytes(this.target, to, src);
+    else this.target.set(src, to);
   }
 
   // When the deferred strings might not fit at their worst, a target that
@@ -263,6 +259,42 @@ export class TargetSink {
       this.views.clear();
     }
   }
+}
+
+// Whether a target is shared memory: the buffer getter answers, but it is a
+// call into C++ that costs about as much as the rest of a big bin's path
+// (docs/node.md, round 7). A service writes into the same target call after
+// call, so the answer is kept for the last target asked about. That target
+// is the caller's: it is held at most FORGET_AFTER ms from the first asking
+// (an unref'd timer, which no process waits for), and not at all where there
+// are no timers.
+const FORGET_AFTER = 1000;
+const canForget = typeof setTimeout === 'function';
+let knownTarget = null;
+let knownShared = false;
+let forgetting = false;
+
+/** Whether target (a Uint8Array) views shared memory; the last answer is kept a while. */
+export function targetShared(target) {
+  if (target === knownTarget) return knownShared;
+  const shared = isShared(target);
+  if (canForget) {
+    knownTarget = target;
+    knownShared = shared;
+    if (!forgetting) forgetLater();
+  }
+  return shared;
+}
+
+function forgetLater() {
+  forgetting = true;
+  const timer = setTimeout(forget, FORGET_AFTER);
+  if (typeof timer === 'object' && timer !== null && typeof timer.unref === 'function') timer.unref();
+}
+
+function forget() {
+  knownTarget = null;
+  forgetting = false;
 }
 
 // A str 32 header for len bytes at u8[at].
