@@ -288,8 +288,7 @@ export function targetShared(target) {
 
 function forgetLater() {
   forgetting = true;
-  const timer = setTimeout(forget, FORGET_AFTER);
-  if (typeof timer === 'object' && timer !== null && typeof timer.unref === 'function') timer.unref();
+  setTimeout(forget, FORGET_AFTER).unref?.();   // (a number in a browser: nothing to unref)
 }
 
 function forget() {
