@@ -207,6 +207,7 @@ export class TargetSink {
   // finish() with deferred bodies: the staged runs and the bodies in turn.
   finishDeferred() {
     const t = this.target, s = this.stage, d = this.defers;
+    if (this.ndefers === 2 && typeof d[1] !== 'string') return this.finishOneBody(d[0], d[1]);
     let from = 0, to = this.base;
     for (let i = 0; i < this.ndefers; i += 2) {
       const at = d[i], body = d[i + 1];
@@ -222,6 +223,15 @@ export class TargetSink {
       from = at;
     }
     return this.put(to, from, this.pos);
+  }
+
+  // finishDeferred for a message with one bin or ext body (the common case,
+  // as [id, bytes]): the staged run before it, the body, the run after it.
+  finishOneBody(at, body) {
+    let to = this.put(this.base, 0, at);
+    this.copyTo(to, body);
+    to += body.length;
+    return at === this.pos ? to : this.put(to, at, this.pos);
   }
 
   // stage[from..end) into the target at 'to' (short runs, a body's header,

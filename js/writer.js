@@ -584,6 +584,11 @@ const refused = [
 function writeObject(v, depth) {
   if (depth > maxDepth)
     throw new EncodeFailure(codes.DEPTH_LIMIT, `nesting deeper than ${maxDepth} levels`);
+  // A bin, the commonest object after plain ones and arrays, straight to its
+  // writer: what classifyObject would find (no extension can claim it when
+  // there are none; isView keeps out an object whose own constructor
+  // property says Uint8Array).
+  if (exts === null && v.constructor === Uint8Array && ArrayBuffer.isView(v)) { writeBinView(v); return; }
   switch (classifyObject(v, exts)) {
     case OBJECT: enter(v, depth); writeObjectMap(v, depth); break;
     case EXTENSION: writeExtension(v, claimedBy()); return;

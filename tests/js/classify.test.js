@@ -73,3 +73,35 @@ test('suggest names a known option one or two edits away, and nothing further', 
   assert.equal(suggest('cachLimit', ['cacheLimit']), ' (did you mean cacheLimit?)');
   assert.equal(suggest('zzz', ['threads', 'pool']), '');
 });
+
+test('a Uint8Array is written as a bin straight away only where classifyObject calls it one', async () => {
+  const plain = await createScratchpack({ threads: 0 });      // no extensions: the walk's short way for bins
+  try {
+    const bytes = Uint8Array.of(1, 2, 3);
+    const hex = (v) => Buffer.from(plain.encode(v)).toString('hex');
+    assert.equal(hex(bytes), 'c403010203');
+    assert.equal(hex([bytes, { b: bytes }]), '92c40301020381a162c403010203');
+    class Tagged extends Uint8Array {}
+    assert.equal(hex(Tagged.of(4)), 'c40104');                                // a subclass: the long way, a bin all the same
+    // An object or array whose own constructor property names Uint8Array is
+    // not a typed array: a map (here refused for the function in it) and an array.
+    assert.throws(() => plain.encode({ constructor: Uint8Array, a: 1 }),
+      (e) => e.code === 'UNSUPPORTED_TYPE' && /\.constructor/.test(e.message));
+    assert.equal(hex(Object.assign([1, 2], { constructor: Uint8Array })), '920102');
+    const target = new Uint8Array(16);
+    assert.equal(plain.encodeInto(Object.assign([7], { constructor: Uint8Array }), target), 2);
+    assert.deepEqual(target.subarray(0, 2), Uint8Array.of(0x91, 7));
+  } finally {
+    plain.close();
+  }
+  // With extensions, the extension's class is still asked first.
+  class Pair extends Uint8Array {}
+  const pair = { type: 9, class: Pair, encode: (p) => Uint8Array.of(p[0] + p[1]), decode: (d) => Pair.of(d[0], 0) };
+  const withExt = await createScratchpack({ threads: 0, extensions: [pair] });
+  try {
+    assert.equal(Buffer.from(withExt.encode(Pair.of(2, 3))).toString('hex'), 'd40905');
+    assert.equal(Buffer.from(withExt.encode(Uint8Array.of(2, 3))).toString('hex'), 'c4020203');
+  } finally {
+    withExt.close();
+  }
+});

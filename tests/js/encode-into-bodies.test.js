@@ -23,6 +23,8 @@ const VALUES = [
     { a: bin(5000, 2), b: 'x', c: [bin(4096, 3), bin(4095, 4), 'y'.repeat(300)], d: bin(70000, 5), e: 2.5 }],
   ['two bodies in a row', [bin(4096, 6), bin(4097, 7)]],
   ['an ext body', [new Ext(7, bin(6000, 8)), 'after']],
+  ['one body between staged runs of more than 32 bytes',
+    { ['k'.repeat(40)]: 'v'.repeat(30), b: bin(6000, 13), t: 'tail of more than thirty-two bytes' }],
   ['bodies just under the bound (staged as before)', [bin(4095, 9), bin(100, 10)]],
   ['a long ASCII string (written once, straight into the target)', [1, 'A'.repeat(100000)]],
   ['long strings not all ASCII: two-byte, a pair at the end, a lone surrogate',
