@@ -7,7 +7,14 @@
 // fresh targets at varied sizes and offsets for scratchpack and fresh
 // encoders with varied buffer sizes for the peer, and the medians compared.
 //
+// Each placement also times the bare copy the call makes there: set() of
+// the body to where the body goes (in scratchpack's target; in the buffer
+// the peer returns a view of). Call time minus that copy is what the
+// library adds around the copy -- the part its code decides -- measured at
+// the same placement, so the placement's luck cancels out of it.
+//
 //   npm run bench:bin-placement                (node bench/js-bin-placement.mjs [placements])
+//   SIZES=16384,100000 npm run bench:bin-placement   (only these bin sizes)
 //   npm run bench:bin-placement -- --node 24   (or SP_NODE=24)
 import { nodeLine } from './node-select.mjs';   // first: may rerun this script on another Node
 import { Encoder } from '@msgpack/msgpack';
@@ -15,9 +22,19 @@ import { Encoder } from '@msgpack/msgpack';
 import { createScratchpack } from '../js/index.js';
 
 const PLACEMENTS = Number(process.argv[2] || 24);
-const SIZES = [1000, 4096, 16384, 100000];
+const SIZES = (process.env.SIZES || '1000,4096,16384,100000').split(',').map(Number);
 
 const sp = await createScratchpack();
+
+// Both libraries' paths run at every size first, so the first size measured
+// is not measured while V8 is still compiling them.
+{
+  const target = new Uint8Array(1 << 18), encoder = new Encoder();
+  for (const n of [...SIZES, ...SIZES]) {
+    const value = [1, new Uint8Array(n)];
+    for (let i = 0; i < 2000; i++) { sp.encodeInto(value, target); encoder.encodeSharedRef(value); }
+  }
+}
 
 function time(f, iters) {
   const t0 = process.hrtime.bigint();
@@ -26,27 +43,56 @@ function time(f, iters) {
 }
 
 const quantile = (a, p) => a.slice().sort((x, y) => x - y)[Math.floor(p * (a.length - 1))];
-const spread = (a) => `${quantile(a, 0).toFixed(0)} / ${quantile(a, 0.5).toFixed(0)} / ${quantile(a, 1).toFixed(0)}`;
+const median = (a) => quantile(a, 0.5);
+const spread = (a) => `${quantile(a, 0).toFixed(0)} / ${median(a).toFixed(0)} / ${quantile(a, 1).toFixed(0)}`;
 
 console.log(`[1, bin] encode at ${PLACEMENTS} placements each, ${nodeLine}; ns per call, min / median / max`);
-console.log('| bin bytes | sp encodeInto | @msgpack encodeSharedRef | median ratio (peer time / sp time) |');
-console.log('|---:|---:|---:|---:|');
+console.log('| bin bytes | sp encodeInto | @msgpack encodeSharedRef | median ratio (peer time / sp time) ' +
+  '| sp around the copy | peer around the copy | ratio around the copy (peer / sp) |');
+console.log('|---:|---:|---:|---:|---:|---:|---:|');
 for (const n of SIZES) {
-  const value = [1, Uint8Array.from({ length: n }, (_, i) => i & 0xff)];
+  const body = Uint8Array.from({ length: n }, (_, i) => i & 0xff);
+  const value = [1, body];
+  const head = sp.encode(value).length - n;          // where the body starts in the message
   const iters = Math.max(200, Math.floor(4e6 / (n + 2000)));
-  const ours = [], peer = [], held = [];
+  const ours = [], peer = [], oursAround = [], peerAround = [], held = [];
   for (let k = 0; k < PLACEMENTS; k++) {
     const room = n + 64 + k * 4096 + k * 24;        // (held to the end: each placement stays distinct)
     const target = new Uint8Array(room);
     const offset = (k * 13) % 64;
     const encoder = new Encoder({ initialBufferSize: room });
+    const out = encoder.encodeSharedRef(value);     // a view of the buffer the peer writes into
+    const peerDst = new Uint8Array(out.buffer, out.byteOffset, out.buffer.byteLength - out.byteOffset);
     held.push(target, encoder);
     const a = () => sp.encodeInto(value, target, offset), b = () => encoder.encodeSharedRef(value);
-    for (let w = 0; w < 2; w++) { time(a, iters); time(b, iters); }
-    if (k % 2 === 0) { ours.push(time(a, iters)); peer.push(time(b, iters)); }
-    else { peer.push(time(b, iters)); ours.push(time(a, iters)); }
+    const copyA = () => target.set(body, offset + head), copyB = () => peerDst.set(body, head);
+    for (let w = 0; w < 2; w++) { time(a, iters); time(b, iters); time(copyA, iters); time(copyB, iters); }
+    const jobs = k % 2 === 0 ? [[a, ours], [copyA, null], [b, peer], [copyB, null]]
+      : [[copyB, null], [b, peer], [copyA, null], [a, ours]];
+    const t = new Map();
+    for (const [f, into] of jobs) { t.set(f, time(f, iters)); if (into !== null) into.push(t.get(f)); }
+    oursAround.push(t.get(a) - t.get(copyA));
+    peerAround.push(t.get(b) - t.get(copyB));
   }
-  const ratio = quantile(peer, 0.5) / quantile(ours, 0.5);
-  console.log(`| ${n} | ${spread(ours)} | ${spread(peer)} | ${ratio.toFixed(2)}x |`);
+  const ratio = median(peer) / median(ours), around = median(peerAround) / median(oursAround);
+  console.log(`| ${n} | ${spread(ours)} | ${spread(peer)} | ${ratio.toFixed(2)}x ` +
+    `| ${median(oursAround).toFixed(0)} | ${median(peerAround).toFixed(0)} | ${around.toFixed(2)}x |`);
+}
+
+// The copy alone, no library: the largest body into one destination from
+// sources at every 64th byte of a page. What one placement costs against
+// another is the spread a single run of bench:js draws from, on either side.
+{
+  const n = SIZES[SIZES.length - 1], offsets = [];
+  const from = Uint8Array.from({ length: n + 4096 }, (_, i) => i & 0xff), to = new Uint8Array(n + 64);
+  const iters = Math.max(200, Math.floor(4e6 / (n + 2000)));
+  for (let at = 0; at < 4096; at += 64) {
+    const src = from.subarray(at, at + n), f = () => to.set(src, 7);
+    time(f, iters);
+    offsets.push(Math.min(time(f, iters), time(f, iters)));
+  }
+  const slow = offsets.filter((x) => x > 1.05 * median(offsets)).length;
+  console.log(`\nset() of ${n} bytes from 64 source offsets a page apart to one destination: ` +
+    `min / median / max ${spread(offsets)} ns; ${slow} of 64 more than 5% over the median`);
 }
 sp.close();
