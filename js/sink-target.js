@@ -228,10 +228,9 @@ export class TargetSink {
   // finishDeferred for a message with one bin or ext body (the common case,
   // as [id, bytes]): the staged run before it, the body, the run after it.
   finishOneBody(at, body) {
-    let to = this.put(this.base, 0, at);
+    const to = this.put(this.base, 0, at);
     this.copyTo(to, body);
-    to += body.length;
-    return at === this.pos ? to : this.put(to, at, this.pos);
+    return this.put(to + body.length, at, this.pos);   // (nothing after the body: an empty run)
   }
 
   // stage[from..end) into the target at 'to' (short runs, a body's header,
