@@ -17,8 +17,13 @@ const TARGET_STAGE_FIRST = 4096;
 const TARGET_STAGE_KEEP = 4 << 20;   // a bigger stage is let go after the call (as the heap's staging block)
 // Up to this many bytes a loop copies faster than subarray() and set().
 const COPY_BY_LOOP = 32;
-// bin and ext bodies of at least this many bytes are not staged (see defer).
-const DEFER_MIN = 4096;
+// bin and ext bodies of at least this many bytes are not staged (see defer):
+// from about here one set() into the target beats two copies, alone or
+// many bodies to a message (docs/node.md, round 9).
+const DEFER_MIN = 1024;
+// The list of deferred bodies is kept between calls up to this many slots
+// (two a body), so a message of many bodies does not grow a new list each call.
+const DEFERS_KEPT = 2048;
 // Nor strings of at least this many UTF-16 units (deferText): their UTF-8
 // is at least as long, so their header is a str 32 whatever the text.
 const TEXT_DEFER_MIN = 65536;
@@ -259,7 +264,7 @@ export class TargetSink {
     this.target = null;
     // The caller's bodies are not held past the call. (Not by setting the
     // list's length: that calls into V8, a third of a small encodeInto.)
-    if (this.defers.length > 64) this.defers = [];
+    if (this.defers.length > DEFERS_KEPT) this.defers = [];
     else for (let i = 1; i < this.ndefers; i += 2) this.defers[i] = null;
     this.ndefers = 0;
     if (this.stage.length > TARGET_STAGE_KEEP) {

@@ -1,5 +1,5 @@
 // encodeInto with big bin and ext bodies (js/sink-target.js defer): a body
-// of 4 KiB or more is not staged but copied from the value straight into the
+// of 1 KiB or more is not staged but copied from the value straight into the
 // target when the message is complete. The bytes are encode()'s wherever the
 // bodies sit, a target too small by one byte is refused and left untouched,
 // and an exact fit at any offset is written whole.
@@ -25,7 +25,10 @@ const VALUES = [
   ['an ext body', [new Ext(7, bin(6000, 8)), 'after']],
   ['one body between staged runs of more than 32 bytes',
     { ['k'.repeat(40)]: 'v'.repeat(30), b: bin(6000, 13), t: 'tail of more than thirty-two bytes' }],
-  ['bodies just under the bound (staged as before)', [bin(4095, 9), bin(100, 10)]],
+  ['bodies just under the bound (staged as before)', [bin(1023, 9), bin(100, 10)]],
+  ['bodies at the bound and one past it', [bin(1024, 14), 'x', bin(1025, 15)]],
+  ['many bodies to a message (a list of deferred bodies longer than most)',
+    Array.from({ length: 600 }, (_, i) => [i, bin(1024 + (i % 5), i)])],
   ['a long ASCII string (written once, straight into the target)', [1, 'A'.repeat(100000)]],
   ['long strings not all ASCII: two-byte, a pair at the end, a lone surrogate',
     ['\u00e9'.repeat(70000), 'x', 'a'.repeat(65535) + '\u{1F600}', 'b'.repeat(70000) + '\ud800']],
@@ -81,6 +84,31 @@ test('the bodies of a finished encodeInto are not held by the instance', async (
     gc();
   }
   assert.equal(ref.deref(), undefined, 'a body encoded by the last encodeInto is still reachable');
+});
+
+test('a message of many bodies, then one of fewer: the second holds none of the first\'s', () => {
+  // The list of deferred bodies is kept between calls; a shorter message
+  // must read only its own slots of it.
+  const many = Array.from({ length: 40 }, (_, i) => bin(2000, i));
+  const target = new Uint8Array(100000);
+  const n1 = sp.encodeInto(many, target);
+  assert.deepEqual(target.subarray(0, n1), sp.encode(many));
+  const few = [bin(3000, 77), 'end'];
+  const n2 = sp.encodeInto(few, target);
+  assert.deepEqual(target.subarray(0, n2), sp.encode(few));
+});
+
+test('the bodies of a finished encodeInto of many bodies are not held by the kept list', async () => {
+  const gc = collector();
+  let bodies = Array.from({ length: 100 }, (_, i) => bin(1500, i));
+  const refs = bodies.map((b) => new WeakRef(b));
+  sp.encodeInto(bodies, new Uint8Array(200000));
+  bodies = null;
+  for (let i = 0; i < 50 && refs.some((r) => r.deref() !== undefined); i++) {
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    gc();
+  }
+  assert.equal(refs.filter((r) => r.deref() !== undefined).length, 0, 'bodies of the last encodeInto are still reachable');
 });
 
 // global.gc, without the test runner needing --expose-gc.
