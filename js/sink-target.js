@@ -8,7 +8,7 @@
 // Must not touch: formats (writer.js), linear memory (numeric arrays go
 // through sink-numeric.js) or the target before the message is complete.
 
-import { EncodeFailure, codes } from './errors.js';
+import { EncodeFailure, ScratchpackError, codes } from './errors.js';
 import { copyBytes, copyIn, isShared } from './sink.js';
 import { arrayMinBytes, writeNumeric } from './sink-numeric.js';
 import { writeUtf8 } from './text.js';
@@ -22,8 +22,8 @@ const COPY_BY_LOOP = 32;
 // many bodies to a message (docs/node.md, round 9).
 const DEFER_MIN = 1024;
 // The list of deferred bodies is kept between calls up to this many slots
-// (two a body), so a message of many bodies does not grow a new list each call.
-const DEFERS_KEPT = 2048;
+// (three a body), so a message of many bodies does not grow a new list each call.
+const DEFERS_KEPT = 3072;
 // Nor strings of at least this many UTF-16 units (deferText): their UTF-8
 // is at least as long, so their header is a str 32 whatever the text.
 const TEXT_DEFER_MIN = 65536;
@@ -64,7 +64,7 @@ export class TargetSink {
     this.deferMin = DEFER_MIN;     // the writer defers bin and ext bodies this long (undefined elsewhere: never)
     this.textDeferMin = TEXT_DEFER_MIN;   // and strings this long
     this.textWorst = 0;            // what deferred strings may take past the byte a unit counted in deferred
-    this.defers = [];              // [stage offset, bytes] pairs: bodies finish() copies from the value
+    this.defers = [];              // [stage offset, bytes, their length then] triples: bodies finish() copies from the value
     this.ndefers = 0;              // how many of its slots this call uses (the list is kept, its bodies not)
     this.deferred = 0;             // their bytes
   }
@@ -144,7 +144,8 @@ export class TargetSink {
     if (reached > this.target.length) throw this.tooSmall(reached);
     this.defers[this.ndefers] = at;
     this.defers[this.ndefers + 1] = bytes;
-    this.ndefers += 2;
+    this.defers[this.ndefers + 2] = bytes.length;
+    this.ndefers += 3;
     this.deferred += bytes.length;
   }
 
@@ -161,7 +162,8 @@ export class TargetSink {
     if (reached > this.target.length) throw this.tooSmall(reached);
     this.defers[this.ndefers] = at;
     this.defers[this.ndefers + 1] = s;
-    this.ndefers += 2;
+    this.defers[this.ndefers + 2] = 0;   // (a string cannot change; textFits sets it if it stages the string)
+    this.ndefers += 3;
     this.deferred += least;
     this.textWorst += 2 * s.length;
   }
@@ -176,6 +178,16 @@ export class TargetSink {
     if (n <= COPY_BY_LOOP) for (let i = 0, j = this.base; i < n; i++, j++) t[j] = s[i];
     else this.copyTo(this.base, n === s.length ? s : this.stageView(n));
     return total;
+  }
+
+  // A deferred body is read when the message is complete, so a getter
+  // later in the value may have resized its buffer (a resizable
+  // ArrayBuffer) or transferred it: its header already says the old length.
+  // Such a message is refused, the target as it was.
+  // finishDeferred checks, before it writes anything.
+  bodiesKept() {
+    const d = this.defers;
+    for (let i = 1; i < this.ndefers; i += 3) if (typeof d[i] !== 'string' && d[i].length !== d[i + 1]) throw changed(d[i], d[i + 1]);
   }
 
   // src into the target at 'to': by set(), or, for a copy of SHARED_COPY_FROM
@@ -194,15 +206,16 @@ export class TargetSink {
   // goes into the target, if they do not fit.
   textFits(least) {
     let room = 0;
-    for (let i = 1; i < this.ndefers; i += 2) if (typeof this.defers[i] === 'string') room += 5 + 3 * this.defers[i].length;
+    for (let i = 1; i < this.ndefers; i += 3) if (typeof this.defers[i] === 'string') room += 5 + 3 * this.defers[i].length;
     if (this.stage.length < this.pos + room) this.resize(Math.max(this.pos + room, this.stage.length * 2));
     let total = least, at = this.pos;
-    for (let i = 1; i < this.ndefers; i += 2) {
+    for (let i = 1; i < this.ndefers; i += 3) {
       const body = this.defers[i];
       if (typeof body !== 'string') continue;
       const len = writeUtf8(this.stage, body, at + 5, 3 * body.length);
       putStr32(this.stage, at, len);
       this.defers[i] = this.stage.subarray(at, at + 5 + len);
+      this.defers[i + 1] = 5 + len;
       at += 5 + len;
       total += len - body.length;
     }
@@ -212,9 +225,13 @@ export class TargetSink {
   // finish() with deferred bodies: the staged runs and the bodies in turn.
   finishDeferred() {
     const t = this.target, s = this.stage, d = this.defers;
-    if (this.ndefers === 2 && typeof d[1] !== 'string') return this.finishOneBody(d[0], d[1]);
+    if (this.ndefers === 3 && typeof d[1] !== 'string') {
+      if (d[1].length !== d[2]) throw changed(d[1], d[2]);
+      return this.finishOneBody(d[0], d[1]);
+    }
+    this.bodiesKept();
     let from = 0, to = this.base;
-    for (let i = 0; i < this.ndefers; i += 2) {
+    for (let i = 0; i < this.ndefers; i += 3) {
       const at = d[i], body = d[i + 1];
       to = this.put(to, from, at);
       if (typeof body === 'string') {
@@ -265,7 +282,7 @@ export class TargetSink {
     // The caller's bodies are not held past the call. (Not by setting the
     // list's length: that calls into V8, a third of a small encodeInto.)
     if (this.defers.length > DEFERS_KEPT) this.defers = [];
-    else for (let i = 1; i < this.ndefers; i += 2) this.defers[i] = null;
+    else for (let i = 1; i < this.ndefers; i += 3) this.defers[i] = null;
     this.ndefers = 0;
     if (this.stage.length > TARGET_STAGE_KEEP) {
       this.stage = new Uint8Array(TARGET_STAGE_FIRST);
@@ -308,6 +325,12 @@ function forgetLater() {
 function forget() {
   knownTarget = null;
   forgetting = false;
+}
+
+// A deferred body whose length is not the one its header gives.
+function changed(body, was) {
+  return new ScratchpackError(codes.INVALID_ARGUMENT,
+    `a bin or ext body of ${was} bytes has ${body.length} now: its buffer was resized or transferred while the message was encoded (by a getter or an extension); the target is as it was`);
 }
 
 // A str 32 header for len bytes at u8[at].

@@ -111,6 +111,33 @@ test('the bodies of a finished encodeInto of many bodies are not held by the kep
   assert.equal(refs.filter((r) => r.deref() !== undefined).length, 0, 'bodies of the last encodeInto are still reachable');
 });
 
+test('a body whose buffer a later getter resizes or transfers is refused, the target as it was', () => {
+  // The body is read when the message is complete; its header was written
+  // with the length it had when the walk met it.
+  const changes = {
+    shrunk: (ab) => ab.resize(10),
+    grown: (ab) => ab.resize(ab.maxByteLength),
+    transferred: (ab) => structuredClone(ab, { transfer: [ab] }),
+  };
+  for (const [how, change] of Object.entries(changes)) {
+    for (const n of [1024, 5000, 70000]) {
+      const ab = new ArrayBuffer(n, { maxByteLength: 2 * n });
+      const body = new Uint8Array(ab).fill(7);          // tracks the buffer's length
+      const getter = { get x() { change(ab); return 1; } };
+      for (const v of [[body, getter], { b: body, g: getter, t: bin(3000, 2) }]) {   // one body; two
+        if (ab.detached !== true) ab.resize(n);
+        const target = new Uint8Array(4 * n + 4000).fill(0xee);
+        assert.throws(() => sp.encodeInto(v, target, 1), (e) => e.code === 'INVALID_ARGUMENT' && /resized or transferred/.test(e.message),
+          `${how}, ${n} bytes`);
+        assert.ok(target.every((x) => x === 0xee), `${how}, ${n} bytes: the target was written`);
+        if (how === 'transferred') break;
+      }
+    }
+  }
+  const n = sp.encodeInto([1, bin(2000, 3)], new Uint8Array(3000));   // the next call is whole
+  assert.equal(n, 2 + 3 + 2000);
+});
+
 // global.gc, without the test runner needing --expose-gc.
 function collector() {
   v8.setFlagsFromString('--expose-gc');
