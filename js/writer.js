@@ -378,9 +378,12 @@ function writeToken(n, hi, lo) {
   pos += n;
 }
 
-function writeRaw(b) {
+// now: copy b's bytes into the span before returning, never defer them.
+// What an extension's encode returns may be a view of a buffer it reuses
+// on its next call, later in the same message.
+function writeRaw(b, now = false) {
   const n = b.length;
-  if (n >= sink.deferMin) {             // encodeInto's: copied once, by its finish()
+  if (n >= sink.deferMin && !now) {     // encodeInto's: copied once, by its finish()
     sink.defer(b, pos);
     return;
   }
@@ -647,7 +650,7 @@ function writeExtension(v, e) {
   const data = extEncode(e, v);
   if (data.length > 0xffffffff) throw new EncodeFailure(codes.LENGTH_LIMIT, 'ext data longer than 2^32-1 bytes');
   writeExtHeader(e.type, data.length);
-  writeRaw(data);
+  writeRaw(data, true);
 }
 
 /**

@@ -138,6 +138,27 @@ test('a body whose buffer a later getter resizes or transfers is refused, the ta
   assert.equal(n, 2 + 3 + 2000);
 });
 
+test('an extension that returns a view of a buffer it reuses gets each value\'s own bytes', async () => {
+  // Its output is copied when it returns (a later call in the same message
+  // overwrites the buffer), not deferred to the finish as a value's bin is.
+  class Blob { constructor(seed, n) { this.seed = seed; this.n = n; } }
+  const reused = new Uint8Array(100000);
+  const extensions = [{ type: 5, class: Blob, encode: (b) => reused.fill(b.seed, 0, b.n).subarray(0, b.n), decode: (d) => d }];
+  const withExt = await createScratchpack({ threads: 0, extensions });
+  try {
+    for (const n of [1024, 5000, 70000]) {
+      const v = [new Blob(1, n), { b: new Blob(2, n) }, new Blob(3, n)];
+      const want = withExt.encode(v);
+      const target = new Uint8Array(want.length + 7);
+      const len = withExt.encodeInto(v, target, 7);
+      assert.deepEqual(target.subarray(7, 7 + len), want, `${n} bytes`);
+      assert.deepEqual(decode(target.subarray(7, 7 + len), { extensions }).map((x) => (x.b ?? x)[0]), [1, 2, 3]);
+    }
+  } finally {
+    withExt.close();
+  }
+});
+
 // global.gc, without the test runner needing --expose-gc.
 function collector() {
   v8.setFlagsFromString('--expose-gc');
