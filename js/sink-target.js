@@ -46,6 +46,7 @@ const STAGE_VIEWS_KEPT = 256;
  * BUFFER_TOO_SMALL means the message really is too big.
  */
 const SHARED_COPY_FROM = 4096;
+const hasShared = typeof SharedArrayBuffer === 'function';
 
 export class TargetSink {
   constructor(heap) {
@@ -57,6 +58,7 @@ export class TargetSink {
     this.pos = 0;
     this.end = 0;
     this.target = null;
+    this.targetBuffer = null;
     this.base = 0;                 // where the message goes in the target
     this.stage = new Uint8Array(TARGET_STAGE_FIRST);
     this.stageDv = new DataView(this.stage.buffer);
@@ -71,6 +73,7 @@ export class TargetSink {
 
   begin(target, offset) {
     this.target = target;
+    this.targetBuffer = null;      // asked for by the first body (overTarget)
     this.base = offset;
     this.u8 = this.stage;
     this.dv = this.stageDv;
@@ -147,6 +150,18 @@ export class TargetSink {
     this.defers[this.ndefers + 2] = bytes.length;
     this.ndefers += 3;
     this.deferred += bytes.length;
+  }
+
+  // Whether bytes may view the target's memory (a value may hold a view of
+  // the very array it is encoded into): finish() must not write over such
+  // a body before it is copied. Two shared views may be of one memory
+  // through different buffer objects: both shared is enough. (The buffer
+  // getters cost a call each, so finish() asks only where a copy could be
+  // overwritten.)
+  overTarget(bytes) {
+    if (this.targetBuffer === null) this.targetBuffer = this.target.buffer;
+    const b = bytes.buffer;
+    return b === this.targetBuffer || (hasShared && b instanceof SharedArrayBuffer && this.targetBuffer instanceof SharedArrayBuffer);
   }
 
   /**
@@ -230,6 +245,7 @@ export class TargetSink {
       return this.finishOneBody(d[0], d[1]);
     }
     this.bodiesKept();
+    for (let i = 1; i < this.ndefers; i += 3) if (typeof d[i] !== 'string' && this.overTarget(d[i])) d[i] = copyOf(d[i]);
     let from = 0, to = this.base;
     for (let i = 0; i < this.ndefers; i += 3) {
       const at = d[i], body = d[i + 1];
@@ -249,9 +265,15 @@ export class TargetSink {
 
   // finishDeferred for a message with one bin or ext body (the common case,
   // as [id, bytes]): the staged run before it, the body, the run after it.
+  // The body goes first: set() copies right even from a view of the target
+  // itself, and the staged runs come from the stage. copyBytes (a shared
+  // target) does not handle overlap, so there such a body is copied out
+  // first.
   finishOneBody(at, body) {
-    const to = this.put(this.base, 0, at);
+    const to = this.base + at;
+    if (body.length >= SHARED_COPY_FROM && targetShared(this.target) && this.overTarget(body)) body = copyOf(body);
     this.copyTo(to, body);
+    this.put(this.base, 0, at);
     return this.put(to + body.length, at, this.pos);   // (nothing after the body: an empty run)
   }
 
@@ -278,7 +300,7 @@ export class TargetSink {
   /** Ends a call (whatever happened); a big stage is let go. */
   clear() {
     this.u8 = this.dv = null;
-    this.target = null;
+    this.target = this.targetBuffer = null;
     // The caller's bodies are not held past the call. (Not by setting the
     // list's length: that calls into V8, a third of a small encodeInto.)
     if (this.defers.length > DEFERS_KEPT) this.defers = [];
@@ -325,6 +347,13 @@ function forgetLater() {
 function forget() {
   knownTarget = null;
   forgetting = false;
+}
+
+// A copy of bytes in an array of its own (a Buffer's slice() is a view).
+function copyOf(bytes) {
+  const c = new Uint8Array(bytes.length);
+  c.set(bytes);
+  return c;
 }
 
 // A deferred body whose length is not the one its header gives.

@@ -159,6 +159,25 @@ test('an extension that returns a view of a buffer it reuses gets each value\'s 
   }
 });
 
+test('a body that views the target itself gives encode()\'s bytes, in plain and shared memory', () => {
+  // finish() writes the message's first bytes before it copies a body: a
+  // body over the target's own memory is staged, not read from there late.
+  for (const Buf of [ArrayBuffer, SharedArrayBuffer]) {
+    for (const [len, from, offset] of [[1024, 0, 0], [5000, 3, 0], [70000, 0, 2], [200000, 17, 5]]) {
+      const target = new Uint8Array(new Buf(len + 1700));
+      const one = [target.subarray(from, from + len), 'x'];
+      const two = [Buffer.from(target.buffer, from + 1, len - 1), 'x', target.subarray(from, from + 1500)];   // (a Buffer's slice is a view)
+      for (const [what, value] of [['one body', one], ['two bodies', two]]) {
+        for (let i = 0; i < target.length; i++) target[i] = (i * 7) & 0xff;
+        const want = sp.encode(value).slice();
+        const n = sp.encodeInto(value, target, offset);
+        assert.equal(n, want.length);
+        assert.ok(Buffer.from(target.buffer, offset, n).equals(want), `${Buf.name}, ${what}, ${len} bytes from ${from}, offset ${offset}`);
+      }
+    }
+  }
+});
+
 // global.gc, without the test runner needing --expose-gc.
 function collector() {
   v8.setFlagsFromString('--expose-gc');
