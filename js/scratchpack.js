@@ -23,7 +23,7 @@ import { copyBytes } from './sink.js';
 import { Heap, HeapSink, ScratchSink, TargetSink } from './sinks.js';
 import { openWritable } from './stream.js';
 import { Tasks } from './tasks.js';
-import { KIND, isDetached, kindOfCtor, numericKind } from './typed.js';
+import { KIND, isDetached, kindOfCtor, numericKind, plainNumeric } from './typed.js';
 import { canUseThreads, endWorkers, loadModule, unrefWorkers } from './wasm.js';
 import { encodeWith, resync } from './writer.js';
 
@@ -392,7 +392,7 @@ export class Scratchpack {
       const via = options?.contract ?? null;
       const kind = via === null && ArrayBuffer.isView(value) && (this._ext === null || this._ext.find(value) === null)
         ? numericKind(value) : -1;
-      return this._tasks.run(kind, value, signal, via);
+      return this._tasks.run(kind, kind >= 0 ? plainNumeric(value, kind) : value, signal, via);
     } catch (e) {
       return this._tasks.refuse(e);                // in its turn, as every other outcome
     }

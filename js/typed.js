@@ -36,16 +36,38 @@ export function kindOfCtor(ctor) {
   return k === undefined ? -1 : k;
 }
 
+// The typed arrays' own getters, which a subclass cannot override: what a
+// numeric array's elements are, where they are and how many, as C reads
+// them. (A subclass's `length` getter that says more than there is would
+// otherwise have C read past the elements copied, into old heap bytes.)
+const typedProto = Object.getPrototypeOf(Int8Array.prototype);
+const intrinsic = (key) => Object.getOwnPropertyDescriptor(typedProto, key).get;
+const typedName = intrinsic(Symbol.toStringTag);
+const typedBuffer = intrinsic('buffer');
+const typedOffset = intrinsic('byteOffset');
+const typedLength = intrinsic('length');
+const kindOfName = new Map([...kinds].map(([ctor, kind]) => [ctor.name, kind]));
+const ctorOfKind = [];
+for (const [ctor, kind] of kinds) ctorOfKind[kind] = ctor;
+
 /**
  * The element kind of a typed array written as a MessagePack array, or -1
- * (Uint8Array and Buffer are bin; DataView is bin).
+ * (Uint8Array and Buffer are bin; DataView is bin). What the array is, not
+ * what its constructor property says.
  */
 export function numericKind(view) {
-  const k = kinds.get(view.constructor);
-  if (k !== undefined) return k;
-  if (view instanceof Uint8Array || view instanceof DataView) return -1;   // bin, subclasses too (Buffer): the common case, first
-  for (const [ctor, kind] of kinds) if (view instanceof ctor) return kind;   // a subclass of a numeric array
-  return -1;
+  const k = kindOfName.get(typedName.call(view));   // (undefined for a DataView)
+  return k === undefined ? -1 : k;
+}
+
+/**
+ * The numeric array view (of element kind `kind`) as a plain array of its
+ * kind over the same bytes, read through the built-in getters: nothing a
+ * subclass or an own property says about its length reaches C.
+ */
+export function plainNumeric(view, kind) {
+  const Ctor = ctorOfKind[kind];
+  return new Ctor(typedBuffer.call(view), typedOffset.call(view), typedLength.call(view));
 }
 
 // Ranges decoded integers must fit to land in each integer array type.

@@ -17,7 +17,7 @@ import {
   EncodeFailure, codes, finishEncodeError, indexStep, keyStep, mapKeyStep, mapStep,
   valuesAlong, within,
 } from './errors.js';
-import { halvesAsFloat32, isDetached, numericKind } from './typed.js';
+import { halvesAsFloat32, isDetached, numericKind, plainNumeric } from './typed.js';
 import { utf8Length, writeIfAscii, writeUtf8 } from './text.js';
 
 let u8 = null;
@@ -568,6 +568,7 @@ function writeTyped(view) {
     writeBin(binBytes(view));
     return;
   }
+  view = plainNumeric(view, kind);
   if (sink.array === undefined) { writeNumbers(view, kind); return; }   // a sink without C (GrowSink)
   sink.pos = pos;
   const bytes = sink.array(kind, view);
