@@ -46,7 +46,7 @@ const STAGE_VIEWS_KEPT = 256;
  * BUFFER_TOO_SMALL means the message really is too big.
  */
 const SHARED_COPY_FROM = 4096;
-const hasShared = typeof SharedArrayBuffer === 'function';
+const SAB = typeof SharedArrayBuffer === 'function' ? SharedArrayBuffer : null;
 
 export class TargetSink {
   constructor(heap) {
@@ -58,7 +58,6 @@ export class TargetSink {
     this.pos = 0;
     this.end = 0;
     this.target = null;
-    this.targetBuffer = null;
     this.base = 0;                 // where the message goes in the target
     this.stage = new Uint8Array(TARGET_STAGE_FIRST);
     this.stageDv = new DataView(this.stage.buffer);
@@ -73,7 +72,6 @@ export class TargetSink {
 
   begin(target, offset) {
     this.target = target;
-    this.targetBuffer = null;      // asked for by the first body (overTarget)
     this.base = offset;
     this.u8 = this.stage;
     this.dv = this.stageDv;
@@ -152,18 +150,6 @@ export class TargetSink {
     this.deferred += bytes.length;
   }
 
-  // Whether bytes may view the target's memory (a value may hold a view of
-  // the very array it is encoded into): finish() must not write over such
-  // a body before it is copied. Two shared views may be of one memory
-  // through different buffer objects: both shared is enough. (The buffer
-  // getters cost a call each, so finish() asks only where a copy could be
-  // overwritten.)
-  overTarget(bytes) {
-    if (this.targetBuffer === null) this.targetBuffer = this.target.buffer;
-    const b = bytes.buffer;
-    return b === this.targetBuffer || (hasShared && b instanceof SharedArrayBuffer && this.targetBuffer instanceof SharedArrayBuffer);
-  }
-
   /**
    * A string of at least TEXT_DEFER_MIN units at stage offset `at`: not
    * staged, but written by finish() as UTF-8 straight into the target --
@@ -193,16 +179,6 @@ export class TargetSink {
     if (n <= COPY_BY_LOOP) for (let i = 0, j = this.base; i < n; i++, j++) t[j] = s[i];
     else this.copyTo(this.base, n === s.length ? s : this.stageView(n));
     return total;
-  }
-
-  // A deferred body is read when the message is complete, so a getter
-  // later in the value may have resized its buffer (a resizable
-  // ArrayBuffer) or transferred it: its header already says the old length.
-  // Such a message is refused, the target as it was.
-  // finishDeferred checks, before it writes anything.
-  bodiesKept() {
-    const d = this.defers;
-    for (let i = 1; i < this.ndefers; i += 3) if (typeof d[i] !== 'string' && d[i].length !== d[i + 1]) throw changed(d[i], d[i + 1]);
   }
 
   // src into the target at 'to': by set(), or, for a copy of SHARED_COPY_FROM
@@ -238,14 +214,25 @@ export class TargetSink {
   }
 
   // finish() with deferred bodies: the staged runs and the bodies in turn.
+  // A deferred body is read only now, so a getter later in the value may
+  // have resized its buffer (a resizable ArrayBuffer) or transferred it:
+  // its header already says the old length. Such a message is refused
+  // before anything is written, the target as it was. A body over the
+  // target's own memory is copied out first, or the staged runs and the
+  // bodies before it could overwrite it before it is read.
   finishDeferred() {
     const t = this.target, s = this.stage, d = this.defers;
     if (this.ndefers === 3 && typeof d[1] !== 'string') {
       if (d[1].length !== d[2]) throw changed(d[1], d[2]);
       return this.finishOneBody(d[0], d[1]);
     }
-    this.bodiesKept();
-    for (let i = 1; i < this.ndefers; i += 3) if (typeof d[i] !== 'string' && this.overTarget(d[i])) d[i] = copyOf(d[i]);
+    let tb = null;                      // the target's buffer (its getter is a call: asked once, if at all)
+    for (let i = 1; i < this.ndefers; i += 3) {
+      const body = d[i];
+      if (typeof body === 'string') continue;
+      if (body.length !== d[i + 1]) throw changed(body, d[i + 1]);
+      if (sameMemory(body, tb ??= t.buffer)) d[i] = copyOf(body);
+    }
     let from = 0, to = this.base;
     for (let i = 0; i < this.ndefers; i += 3) {
       const at = d[i], body = d[i + 1];
@@ -271,7 +258,7 @@ export class TargetSink {
   // first.
   finishOneBody(at, body) {
     const to = this.base + at;
-    if (body.length >= SHARED_COPY_FROM && targetShared(this.target) && this.overTarget(body)) body = copyOf(body);
+    if (body.length >= SHARED_COPY_FROM && targetShared(this.target) && sameMemory(body, this.target.buffer)) body = copyOf(body);
     this.copyTo(to, body);
     this.put(this.base, 0, at);
     return this.put(to + body.length, at, this.pos);   // (nothing after the body: an empty run)
@@ -300,7 +287,7 @@ export class TargetSink {
   /** Ends a call (whatever happened); a big stage is let go. */
   clear() {
     this.u8 = this.dv = null;
-    this.target = this.targetBuffer = null;
+    this.target = null;
     // The caller's bodies are not held past the call. (Not by setting the
     // list's length: that calls into V8, a third of a small encodeInto.)
     if (this.defers.length > DEFERS_KEPT) this.defers = [];
@@ -347,6 +334,14 @@ function forgetLater() {
 function forget() {
   knownTarget = null;
   forgetting = false;
+}
+
+// Whether bytes may view the memory of buffer (a value may hold a view of
+// the very array it is encoded into). Two shared views may be of one memory
+// through different buffer objects: both shared is enough.
+function sameMemory(bytes, buffer) {
+  const b = bytes.buffer;
+  return b === buffer || (SAB !== null && b instanceof SAB && buffer instanceof SAB);
 }
 
 // A copy of bytes in an array of its own (a Buffer's slice() is a view).
