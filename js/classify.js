@@ -7,6 +7,7 @@
 // which kinds a stream enters (encode-stream.js).
 
 import { Ext } from './ext.js';
+import { trueBytes } from './typed.js';
 
 /** The kinds classifyObject returns. */
 export const OBJECT = 0;      // a plain object (its constructor is Object): a map of its own keys
@@ -54,9 +55,11 @@ export function classifyObject(v, exts) {
   return OTHER;
 }
 
-/** A bin value's bytes (a VIEW that is not a numeric array, or a BUFFER) as a Uint8Array, never a copy. */
+/**
+ * A bin value's bytes (a VIEW that is not a numeric array, or a BUFFER) as
+ * a Uint8Array, never a copy: a view's real bytes, whatever its class says
+ * of them (typed.js trueBytes); null when its buffer is detached.
+ */
 export function binBytes(v) {
-  if (v instanceof Uint8Array) return v;
-  if (ArrayBuffer.isView(v)) return new Uint8Array(v.buffer, v.byteOffset, v.byteLength);
-  return new Uint8Array(v);
+  return ArrayBuffer.isView(v) ? trueBytes(v) : new Uint8Array(v);
 }

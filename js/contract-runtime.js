@@ -8,7 +8,7 @@
 import { EncodeFailure, ScratchpackError, codes, decodeWithin, describeValue, finishEncodeError, indexStep, keyStep,
   mapStep, within } from './errors.js';
 import { GrowSink } from './sink-grow.js';
-import { isDetached } from './typed.js';
+import { isDetached, trueBytes } from './typed.js';
 import { StreamPart, detached, encodeWith } from './writer.js';
 
 // 2^128 - 2^103: from here a number rounds to float32's infinity.
@@ -48,9 +48,8 @@ export const runtime = Object.freeze({
   finishEncode: finishEncodeError,
   /** A bin field's value as a Uint8Array, or null when it is not bytes. */
   bytes(x) {
-    if (x instanceof Uint8Array) return x;
-    if ((ArrayBuffer.isView(x) || x instanceof ArrayBuffer) && isDetached(x)) detached();
-    if (ArrayBuffer.isView(x)) return new Uint8Array(x.buffer, x.byteOffset, x.byteLength);
+    if (ArrayBuffer.isView(x)) return trueBytes(x) ?? detached();   // its real bytes, whatever its class says
+    if (x instanceof ArrayBuffer && isDetached(x)) detached();
     if (x instanceof ArrayBuffer || (typeof SharedArrayBuffer === 'function' && x instanceof SharedArrayBuffer))
       return new Uint8Array(x);
     return null;

@@ -196,7 +196,7 @@ function grown(buf, used, need) {
 }
 
 function asChunk(c) {
-  if (c instanceof Uint8Array && c.constructor === Uint8Array && c.length !== 0) return c;   // a Buffer is viewed plain (asBytes)
+  if (c instanceof Uint8Array && c.constructor === Uint8Array && ArrayBuffer.isView(c) && c.length !== 0) return c;   // a Buffer is viewed plain (asBytes)
   if (ArrayBuffer.isView(c) || c instanceof ArrayBuffer ||
       (typeof SharedArrayBuffer === 'function' && c instanceof SharedArrayBuffer)) return asBytes(c);
   throw new ScratchpackError(codes.INVALID_ARGUMENT,

@@ -17,7 +17,7 @@ import { scanEnd, scanNumbers } from './decode-numbers.js';
 import { Ext, extDecode } from './ext.js';
 import { ScratchpackError, codes, decodeError, decodeWithin, indexStep, isStackOverflow, plural } from './errors.js';
 import { formatName } from './format-name.js';
-import { intRange, isDetached } from './typed.js';
+import { intRange, isDetached, ownBytes } from './typed.js';
 import { readUtf8 } from './text.js';
 
 let src = null;
@@ -101,12 +101,12 @@ export function readToken(bytes, at, depth, options) {
  * input) whatever type of view the input came in.
  */
 export function asBytes(b) {
-  if (b instanceof Uint8Array && b.constructor === Uint8Array) return isDetached(b) ? detached() : b;
+  if (b instanceof Uint8Array && b.constructor === Uint8Array && ArrayBuffer.isView(b)) return isDetached(b) ? detached() : b;
   const view = ArrayBuffer.isView(b);
   if (!view && !(b instanceof ArrayBuffer || (typeof SharedArrayBuffer === 'function' && b instanceof SharedArrayBuffer)))
     throw new ScratchpackError(codes.INVALID_ARGUMENT, 'decode takes a Uint8Array, another typed array or an ArrayBuffer');
-  if (isDetached(b)) detached();
-  return view ? new Uint8Array(b.buffer, b.byteOffset, b.byteLength) : new Uint8Array(b);
+  if (!view) return isDetached(b) ? detached() : new Uint8Array(b);
+  return ownBytes(b) ?? detached();    // its real bytes, whatever its class says of their length
 }
 
 function detached() {

@@ -7,7 +7,7 @@
 // them).
 
 import { EncodeFailure, ScratchpackError, codes, describeValue } from './errors.js';
-import { isDetached } from './typed.js';
+import { isDetached, ownBytes, trueBytes } from './typed.js';
 
 const detachedData = 'ext data is over a detached (transferred) buffer: its bytes are gone';
 
@@ -23,7 +23,7 @@ export class Ext {
       throw new ScratchpackError(codes.INVALID_ARGUMENT, `ext type must be an integer in -128..127, got ${type}`);
     this.type = type;
     if (data instanceof Uint8Array && isDetached(data)) throw new ScratchpackError(codes.INVALID_ARGUMENT, detachedData);
-    this.data = data instanceof Uint8Array ? data : bytesOf(data);
+    this.data = data instanceof Uint8Array && ArrayBuffer.isView(data) ? trueBytes(data) : bytesOf(data);
     const wrong = type === -1 ? timestampProblem(this.data) : null;
     if (wrong !== null) throw new ScratchpackError(codes.INVALID_ARGUMENT, wrong);
   }
@@ -56,8 +56,7 @@ function timestampProblem(b) {
 function bytesOf(data) {
   if (data instanceof ArrayBuffer || isShared(data) || ArrayBuffer.isView(data)) {
     try {
-      return ArrayBuffer.isView(data) ? new Uint8Array(data.buffer.slice(data.byteOffset, data.byteOffset + data.byteLength))
-        : new Uint8Array(data.slice(0));
+      return ArrayBuffer.isView(data) ? ownBytes(data).slice() : new Uint8Array(data.slice(0));
     } catch (e) {                       // a detached (transferred) buffer
       throw new ScratchpackError(codes.INVALID_ARGUMENT, detachedData, { cause: e });
     }
@@ -159,13 +158,13 @@ export function extEncode(e, v) {
   } catch (err) {
     throw new EncodeFailure(codes.CALLBACK, `extension ${e.type} (${className(e.class)}) encode threw: ${said(err)}`, err);
   }
-  if (!(data instanceof Uint8Array))
+  if (!(data instanceof Uint8Array) || !ArrayBuffer.isView(data))
     throw new EncodeFailure(codes.CALLBACK,
       `extension ${e.type} (${className(e.class)}) encode returned ${describe(data)}, not a Uint8Array`);
   if (isDetached(data))
     throw new EncodeFailure(codes.CALLBACK,
       `extension ${e.type} (${className(e.class)}) encode returned a Uint8Array over a detached (transferred) buffer`);
-  return data;
+  return trueBytes(data);               // its real bytes, whatever a subclass says of their length
 }
 
 /**

@@ -23,7 +23,7 @@ import { copyBytes } from './sink.js';
 import { Heap, HeapSink, ScratchSink, TargetSink } from './sinks.js';
 import { openWritable } from './stream.js';
 import { Tasks } from './tasks.js';
-import { KIND, isDetached, kindOfCtor, numericKind, plainNumeric } from './typed.js';
+import { KIND, isDetached, isPlainBytes, kindOfCtor, numericKind, trueBytes, trueView } from './typed.js';
 import { canUseThreads, endWorkers, loadModule, unrefWorkers } from './wasm.js';
 import { encodeWith, resync } from './writer.js';
 
@@ -301,9 +301,8 @@ export class Scratchpack {
     this._open();
     if (typeof offset === 'object' && offset !== null) { options = offset; offset = 0; }   // (value, target, { contract })
     const via = contractOf(options);
-    if (!(target instanceof Uint8Array)) throw new ScratchpackError(codes.INVALID_ARGUMENT, 'encodeInto needs a Uint8Array target');
-    if (target.length === 0 && isDetached(target))
-      throw new ScratchpackError(codes.INVALID_ARGUMENT, 'the target is over a detached (transferred) buffer: it has no bytes to write');
+    if (!isPlainBytes(target)) target = targetBytes(target);   // (a subclass, or not a Uint8Array)
+    else if (target.length === 0 && isDetached(target)) throw detachedTarget();
     if (offset !== 0 && (!Number.isInteger(offset) || offset < 0 || offset > target.length))
       throw new ScratchpackError(codes.INVALID_ARGUMENT, `offset ${offset} is outside the target (0..${target.length})`);
     if (this._compression !== 0) return this._encodeIntoCompressed(value, target, offset, options);
@@ -392,7 +391,8 @@ export class Scratchpack {
       const via = options?.contract ?? null;
       const kind = via === null && ArrayBuffer.isView(value) && (this._ext === null || this._ext.find(value) === null)
         ? numericKind(value) : -1;
-      return this._tasks.run(kind, kind >= 0 ? plainNumeric(value, kind) : value, signal, via);
+      // A numeric array as its real elements (trueView); a detached one as it is, for the task to refuse.
+      return this._tasks.run(kind, kind >= 0 ? trueView(value) ?? value : value, signal, via);
     } catch (e) {
       return this._tasks.refuse(e);                // in its turn, as every other outcome
     }
@@ -578,4 +578,18 @@ export function configurePool(m, [kind, a, b, sequences], cacheLimit) {
   const rc = packageCalls(m).configure(kind, a, b, sequences, keep);
   if (rc === 1) throw new ScratchpackError(codes.NOMEM, 'no WASM memory for the pool');
   if (rc !== 0) throw new ScratchpackError(codes.INTERNAL, `C refused a pool of checked sizes (${kind}, ${a}, ${b})`);
+}
+
+// encodeInto's target when it is not a plain Uint8Array or Buffer: a
+// subclass as a plain view of its real memory (what its getters say of its
+// length is not asked: the message goes where its bytes are); anything
+// else -- another typed array, a DataView, a Proxy -- INVALID_ARGUMENT.
+function targetBytes(target) {
+  if (!(target instanceof Uint8Array) || !ArrayBuffer.isView(target) || numericKind(target) >= 0)
+    throw new ScratchpackError(codes.INVALID_ARGUMENT, 'encodeInto needs a Uint8Array target');
+  return trueBytes(target) ?? detachedTarget();
+}
+
+function detachedTarget() {
+  throw new ScratchpackError(codes.INVALID_ARGUMENT, 'the target is over a detached (transferred) buffer: it has no bytes to write');
 }

@@ -36,19 +36,67 @@ export function kindOfCtor(ctor) {
   return k === undefined ? -1 : k;
 }
 
-// The typed arrays' own getters, which a subclass cannot override: what a
-// numeric array's elements are, where they are and how many, as C reads
-// them. (A subclass's `length` getter that says more than there is would
-// otherwise have C read past the elements copied, into old heap bytes.)
+// The built-in getters, which a subclass (or an own property) cannot
+// override: what a view's bytes are, where they are and how many -- what
+// the encoders write and C reads. A class whose `length` said more than
+// there is would otherwise have a header promise bytes that are not there,
+// and old stage or linear-memory bytes fill the gap.
 const typedProto = Object.getPrototypeOf(Int8Array.prototype);
-const intrinsic = (key) => Object.getOwnPropertyDescriptor(typedProto, key).get;
-const typedName = intrinsic(Symbol.toStringTag);
-const typedBuffer = intrinsic('buffer');
-const typedOffset = intrinsic('byteOffset');
-const typedLength = intrinsic('length');
+const intrinsic = (proto, key) => Object.getOwnPropertyDescriptor(proto, key).get;
+const typedName = intrinsic(typedProto, Symbol.toStringTag);
+const typedBuffer = intrinsic(typedProto, 'buffer');
+const typedOffset = intrinsic(typedProto, 'byteOffset');
+const typedLength = intrinsic(typedProto, 'length');
+const typedBytes = intrinsic(typedProto, 'byteLength');
+const viewBuffer = intrinsic(DataView.prototype, 'buffer');
+const viewOffset = intrinsic(DataView.prototype, 'byteOffset');
+const viewLength = intrinsic(DataView.prototype, 'byteLength');
 const kindOfName = new Map([...kinds].map(([ctor, kind]) => [ctor.name, kind]));
-const ctorOfKind = [];
-for (const [ctor, kind] of kinds) ctorOfKind[kind] = ctor;
+const ctorOfName = new Map([...kinds.keys(), Uint8Array, ...(Half !== null ? [Half] : [])].map((c) => [c.name, c]));
+
+// The arrays whose getters are the built-in ones: Uint8Array and Node's
+// Buffer add none.
+const NodeBuffer = typeof Buffer === 'function' && Buffer.prototype instanceof Uint8Array ? Buffer : Uint8Array;
+
+/**
+ * Whether v is a Uint8Array or a Buffer as the built-ins make them, whose
+ * `length` can be taken as it is: by its constructor property, which a
+ * subclass's instances inherit from it -- the hot paths' test, a load and
+ * a compare (Object.getPrototypeOf measured 20-30 ns more an encodeInto).
+ * An own property defined on one such instance is not looked for
+ * (docs/errors.md). Not a Proxy (isView).
+ */
+export function isPlainBytes(v) {
+  const c = v.constructor;
+  return (c === Uint8Array || c === NodeBuffer) && ArrayBuffer.isView(v);
+}
+
+/**
+ * A view (typed array or DataView) as a plain one over the elements it
+ * really has, read through the built-in getters: a typed array of its own
+ * kind (a subclass's or own property's getters left behind), a DataView
+ * as a Uint8Array; null when its buffer is detached.
+ */
+export function trueView(v) {
+  const name = typedName.call(v);
+  if (name === undefined) {
+    const buffer = viewBuffer.call(v);
+    return isDetached(buffer) ? null : new Uint8Array(buffer, viewOffset.call(v), viewLength.call(v));
+  }
+  const buffer = typedBuffer.call(v), n = typedLength.call(v);   // (0 when detached)
+  return n === 0 && isDetached(buffer) ? null : new (ctorOfName.get(name))(buffer, typedOffset.call(v), n);
+}
+
+/** A view's real bytes as a Uint8Array: v itself when isPlainBytes(v) (detached or not), else ownBytes(v). */
+export function trueBytes(v) {
+  return isPlainBytes(v) ? v : ownBytes(v);
+}
+
+/** A view's real bytes as a plain Uint8Array made here (never v, nor a Buffer); null when detached. */
+export function ownBytes(v) {
+  const t = trueView(v);
+  return t === null || t instanceof Uint8Array ? t : new Uint8Array(t.buffer, t.byteOffset, t.byteLength);
+}
 
 /**
  * The element kind of a typed array written as a MessagePack array, or -1
@@ -58,16 +106,6 @@ for (const [ctor, kind] of kinds) ctorOfKind[kind] = ctor;
 export function numericKind(view) {
   const k = kindOfName.get(typedName.call(view));   // (undefined for a DataView)
   return k === undefined ? -1 : k;
-}
-
-/**
- * The numeric array view (of element kind `kind`) as a plain array of its
- * kind over the same bytes, read through the built-in getters: nothing a
- * subclass or an own property says about its length reaches C.
- */
-export function plainNumeric(view, kind) {
-  const Ctor = ctorOfKind[kind];
-  return new Ctor(typedBuffer.call(view), typedOffset.call(view), typedLength.call(view));
 }
 
 // Ranges decoded integers must fit to land in each integer array type.
@@ -94,9 +132,13 @@ export function isTypedCtor(ctor) {
  * reads as empty; a DataView throws at every read, its length too.
  */
 export function isDetached(v) {
-  const view = ArrayBuffer.isView(v);
-  if (!(view && v instanceof DataView) && v.byteLength !== 0) return false;
-  const b = view ? v.buffer : v;
+  let b = v;
+  if (ArrayBuffer.isView(v)) {
+    const plain = isPlainBytes(v), typed = plain || typedName.call(v) !== undefined;
+    if (typed && (plain ? v.byteLength : typedBytes.call(v)) !== 0) return false;
+    b = plain ? v.buffer : typed ? typedBuffer.call(v) : viewBuffer.call(v);   // (a DataView throws at its length when detached)
+  }
+  if (b.byteLength !== 0) return false;
   if (!(b instanceof ArrayBuffer)) return false;          // a SharedArrayBuffer never detaches
   if (typeof b.detached === 'boolean') return b.detached;  // ES2024 (not in Node 20)
   try {

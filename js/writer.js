@@ -17,7 +17,7 @@ import {
   EncodeFailure, codes, finishEncodeError, indexStep, keyStep, mapKeyStep, mapStep,
   valuesAlong, within,
 } from './errors.js';
-import { halvesAsFloat32, isDetached, numericKind, plainNumeric } from './typed.js';
+import { halvesAsFloat32, isDetached, isPlainBytes, kindOfCtor, trueBytes, trueView } from './typed.js';
 import { utf8Length, writeIfAscii, writeUtf8 } from './text.js';
 
 let u8 = null;
@@ -550,25 +550,35 @@ function writeMap(m, depth) {
   }
 }
 
-// A Uint8Array the caller gave as a bin: an empty one may be detached.
+// A plain Uint8Array or Buffer (isPlainBytes) the caller gave as a bin:
+// an empty one may be detached.
 function writeBinView(b) {
   if (b.length === 0 && isDetached(b)) detached();
   writeBin(b);
 }
 
+// Any Uint8Array as a bin (a contract's bin field): a subclass as the
+// bytes it really has.
+function writeAnyBin(b) {
+  if (isPlainBytes(b)) writeBinView(b);
+  else writeBin(trueBytes(b) ?? detached());
+}
+
 function writeTyped(view) {
-  if (view.constructor === Uint8Array) {            // a bin: the common case, without the kind lookups
+  if (isPlainBytes(view)) {            // a bin: the common case, without the kind lookups
     writeBinView(view);
     return;
   }
-  if (isDetached(view)) detached();
+  // Its real elements, through the built-in getters: whatever its class or
+  // own properties say of its length, the header and the bytes agree.
+  view = trueView(view) ?? detached();
   view = halvesAsFloat32(view) ?? view;
-  const kind = numericKind(view);
-  if (kind < 0) {
-    writeBin(binBytes(view));
+  const ctor = view.constructor;       // (an array made here now: its constructor is what it is)
+  const kind = ctor === Uint8Array ? -1 : kindOfCtor(ctor);
+  if (kind < 0) {                      // a Uint8Array subclass, a DataView: bin
+    writeBin(view);
     return;
   }
-  view = plainNumeric(view, kind);
   if (sink.array === undefined) { writeNumbers(view, kind); return; }   // a sink without C (GrowSink)
   sink.pos = pos;
   const bytes = sink.array(kind, view);
@@ -590,8 +600,8 @@ function writeObject(v, depth) {
     throw new EncodeFailure(codes.DEPTH_LIMIT, `nesting deeper than ${maxDepth} levels`);
   // A bin, the commonest object after plain ones and arrays, straight to its
   // writer: what classifyObject would find (no extension can claim it when
-  // there are none; isView keeps out an object whose own constructor
-  // property says Uint8Array).
+  // there are none). A plain Uint8Array only (as isPlainBytes; a Buffer
+  // goes on to writeTyped): a subclass is read through the built-in getters.
   if (exts === null && v.constructor === Uint8Array && ArrayBuffer.isView(v)) { writeBinView(v); return; }
   switch (classifyObject(v, exts)) {
     case OBJECT: enter(v, depth); writeObjectMap(v, depth); break;
@@ -628,7 +638,8 @@ function enter(v, depth) {
 // An Ext as it is now: its fields were checked when it was made, but may
 // have been assigned since.
 function writeExt(v) {
-  const type = v.type, data = v.data;
+  const type = v.type, d = v.data;
+  const data = d instanceof Uint8Array && ArrayBuffer.isView(d) ? trueBytes(d) ?? d : d;   // (detached: extProblem says so)
   const wrong = extProblem(type, data);
   if (wrong !== null) throw new EncodeFailure(codes.INVALID_ARGUMENT, `an Ext whose fields changed after it was made: ${wrong}`);
   writeExtHeader(type, data.length);
@@ -793,7 +804,7 @@ export const W = Object.freeze({
     writeFloat64(v);
   },
   str: writeString,
-  bin: writeBinView,
+  bin: writeAnyBin,
   date: writeDate,
   any: writeValue,
   numbers: writeNumbers,
