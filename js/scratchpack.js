@@ -16,6 +16,7 @@ import { bufferValues, streamOptions, streamValues } from './decode-stream.js';
 import { decodeTop } from './decompress.js';
 import { streamCompressed, streamEncode } from './encode-stream.js';
 import { ScratchpackError, codeFromC, codes, finishEncodeError } from './errors.js';
+import { flatInto, flatLast } from './flat-into.js';
 import { Lease } from './lease.js';
 import { LZ4_BAD_OFFSET, LZ4_TOO_LONG, LZ4_TRUNCATED } from './lz4.js';
 import { COMPRESSIONS, asyncSignal, bad, contractOf, contractOption, normalize } from './options.js';
@@ -300,12 +301,19 @@ export class Scratchpack {
   encodeInto(value, target, offset = 0, options = undefined) {
     this._open();
     if (typeof offset === 'object' && offset !== null) { options = offset; offset = 0; }   // (value, target, { contract })
-    const via = contractOf(options);
+    // (contractOf not called without options: left out of line, it leaves
+    // V8 the room to inline the walk's entry into this function)
+    const via = options === undefined ? null : contractOf(options);
     if (!isPlainBytes(target)) target = targetBytes(target);   // (a subclass, or not a Uint8Array)
     else if (target.length === 0 && isDetached(target)) throw detachedTarget();
     if (offset !== 0 && (!Number.isInteger(offset) || offset < 0 || offset > target.length))
       throw new ScratchpackError(codes.INVALID_ARGUMENT, `offset ${offset} is outside the target (0..${target.length})`);
     if (this._compression !== 0) return this._encodeIntoCompressed(value, target, offset, options);
+    if (via === null && this._ext === null && this._maxDepth >= 1) {
+      const last = flatLast(value);             // [id, bytes] and the like: straight into the target
+      const n = last === null ? -1 : flatInto(value, last, target, offset);
+      if (n >= 0) return n;
+    }
     let t = this._target;                       // (the one a call at a time uses, without an array)
     if (t !== null) this._target = null;
     else t = this._targets.pop() || new TargetSink(this._heap);

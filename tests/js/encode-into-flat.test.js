@@ -1,0 +1,144 @@
+// encodeInto's direct path for a short array that ends with a bin
+// (js/flat-into.js: [id, bytes], [kind, id, payload]): the same bytes as
+// encode() for every element it takes or sends back to the walk, the same
+// errors, BUFFER_TOO_SMALL with the target untouched, a body that views
+// the target itself, shared targets, getters and Proxies read as the walk
+// reads them, and an encodeInto nested in a getter.
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+
+import { createScratchpack, decode } from '../../js/index.js';
+
+let sp;
+before(async () => { sp = await createScratchpack({ threads: 0 }); });
+after(() => sp.close());
+
+const bin = (n, seed = 1) => Uint8Array.from({ length: n }, (_, i) => (i * 31 + seed) & 0xff);
+
+// Every integer format's edges, and what the path sends back to the walk.
+const INTS = [0, 1, 127, 128, 255, 256, 65535, 65536, 2 ** 32 - 1, -1, -32, -33, -128, -129, -32768, -32769, -(2 ** 31)];
+const WALKS = [2 ** 32, -(2 ** 31) - 1, 2 ** 53, 0.5, -0, NaN, Infinity, 'text', '', {}, [], [1], 1n, new Date(0),
+  new Uint8Array(0), new Int32Array(2), new DataView(new ArrayBuffer(3)), new (class extends Uint8Array {})(3)];
+const BINS = [bin(1), bin(31), bin(32), bin(255), bin(256), bin(1023), bin(1024), bin(65535), bin(65536), bin(70000),
+  Buffer.from(bin(3000, 9))];
+const SCALARS = [...INTS, null, undefined, true, false];
+
+// A deterministic stream of choices (a test that fails, fails again).
+let seed = 12345;
+function pick(a) {                                    // xorshift32
+  seed ^= seed << 13; seed ^= seed >>> 17; seed ^= seed << 5;
+  return a[(seed >>> 0) % a.length];
+}
+
+function arrays() {
+  const out = [];
+  for (let k = 0; k < 3000; k++) {
+    const n = 1 + (k % 10);                          // (9 and 10: longer than the path takes)
+    const a = Array.from({ length: n - 1 }, () => pick(k % 3 === 0 ? [...SCALARS, ...WALKS, ...BINS] : [...SCALARS, ...BINS]));
+    a.push(pick(k % 7 === 0 ? [...WALKS, 5] : BINS));
+    out.push(a);
+  }
+  return out;
+}
+
+function sameAsEncode(a, at) {
+  const want = sp.encode(a);
+  for (const offset of [0, 3]) {
+    const target = new Uint8Array(offset + want.length + 4).fill(0xee);
+    assert.equal(sp.encodeInto(a, target, offset), want.length, `${at}: length`);
+    assert.deepEqual(target.subarray(offset, offset + want.length), want, `${at}: bytes`);
+    assert.ok(target.subarray(0, offset).every((b) => b === 0xee) && target.subarray(offset + want.length).every((b) => b === 0xee),
+      `${at}: nothing written outside the message`);
+    const small = new Uint8Array(offset + want.length - 1).fill(0xee);
+    assert.throws(() => sp.encodeInto(a, small, offset), (e) => e.code === 'BUFFER_TOO_SMALL' && e.offset === small.length, `${at}: too small`);
+    assert.ok(small.every((b) => b === 0xee), `${at}: a target too small is untouched`);
+  }
+}
+
+test('short arrays ending with a bin: encode()\'s bytes, whatever the elements, at any offset; too small by one is refused untouched', () => {
+  arrays().forEach((a, i) => sameAsEncode(a, `array ${i} (${a.length} elements)`));
+});
+
+test('an element the walk refuses gives the walk\'s error, path and all', () => {
+  for (const [a, code, path] of [
+    [[Symbol('s'), bin(10)], 'UNSUPPORTED_TYPE', '[0]'],
+    [[() => 1, 2, bin(10)], 'UNSUPPORTED_TYPE', '[0]'],
+    [[1, new Uint8Array(structuredClone(new ArrayBuffer(4), { transfer: [] })), new WeakMap(), bin(10)], 'UNSUPPORTED_TYPE', '[2]'],
+  ]) {
+    assert.throws(() => sp.encodeInto(a, new Uint8Array(100)), (e) => e.code === code && e.path === path);
+    assert.throws(() => sp.encode(a), (e) => e.code === code && e.path === path);
+  }
+  const gone = new Uint8Array(8);
+  structuredClone(gone.buffer, { transfer: [gone.buffer] });
+  assert.throws(() => sp.encodeInto([1, gone], new Uint8Array(100)), (e) => e.code === 'INVALID_ARGUMENT' && /detached/.test(e.message));
+});
+
+test('a body that views the target itself, alone or beside another, plain or shared memory', () => {
+  for (const Buf of [ArrayBuffer, SharedArrayBuffer]) {
+    for (const n of [40, 3000, 9000]) {
+      const target = new Uint8Array(new Buf(3 * n + 100));
+      for (let i = 0; i < target.length; i++) target[i] = (i * 7) & 0xff;
+      for (const [what, make] of [
+        ['one body', (t) => [1, t.subarray(0, n)]],
+        ['one body past where it goes', (t) => [7, t.subarray(50, 50 + n)]],
+        ['two bodies', (t) => [t.subarray(n, 2 * n), 2, t.subarray(0, n)]],
+      ]) {
+        const copy = new Uint8Array(target);         // what encode() sees: the same bytes, elsewhere
+        const want = sp.encode(make(copy));
+        const k = sp.encodeInto(make(target), target);
+        assert.deepEqual(target.subarray(0, k), want, `${Buf.name}, ${n} bytes, ${what}`);
+        target.set(copy);
+      }
+    }
+  }
+});
+
+test('into shared memory, small and big bodies', () => {
+  const target = new Uint8Array(new SharedArrayBuffer(200000));
+  for (const a of [[1, bin(100)], [1, bin(4096)], [1, 2, bin(100000)], [bin(5000), bin(6000)]]) {
+    const want = sp.encode(a);
+    assert.deepEqual(target.subarray(0, sp.encodeInto(a, target)), want);
+  }
+});
+
+test('getters and Proxies: read as the walk reads them, the bytes encode()\'s', () => {
+  let reads = 0;
+  const withGetter = [1, 2, bin(2000)];
+  Object.defineProperty(withGetter, 0, { get: () => { reads++; return 300; }, enumerable: true });
+  sameAsEncode(withGetter, 'a getter on an index');
+  reads = 0;
+  sp.encodeInto(withGetter, new Uint8Array(3000));
+  assert.equal(reads, 1, 'each element read once when the path takes the array');
+
+  const last = [1, null];
+  Object.defineProperty(last, 1, { get: () => { reads++; return bin(1500); } });
+  reads = 0;
+  const into = new Uint8Array(3000);
+  assert.deepEqual(decode(into.subarray(0, sp.encodeInto(last, into))), [1, bin(1500)]);
+  assert.equal(reads, 1, 'the last element read once');
+
+  const proxied = new Proxy([5, -7, bin(3000)], {});
+  sameAsEncode(proxied, 'a Proxy of an array');
+
+  const throwing = [1, 2, bin(100)];
+  const boom = new Error('boom');
+  Object.defineProperty(throwing, 1, { get: () => { throw boom; } });
+  for (const f of [() => sp.encodeInto(throwing, new Uint8Array(300)), () => sp.encode(throwing)])
+    assert.throws(f, (e) => e.code === 'CALLBACK' && e.path === '[1]' && e.cause === boom);
+
+  // A getter that grows the array: the length read before any element counts, as in the walk.
+  const growing = [0, bin(1200)];
+  Object.defineProperty(growing, 0, { get() { if (growing.length < 4) growing.push(9); return 4; } });
+  const t = new Uint8Array(3000), k = sp.encodeInto(growing, t);
+  assert.deepEqual(decode(t.subarray(0, k)), [4, bin(1200)]);
+});
+
+test('an encodeInto nested in a getter of one this path is reading: both right', () => {
+  const inner = new Uint8Array(100);
+  let innerLength = 0;
+  const outer = [0, bin(1500, 3)];
+  Object.defineProperty(outer, 0, { get: () => { innerLength = sp.encodeInto([42, bin(20, 5)], inner); return 17; } });
+  const target = new Uint8Array(2000), n = sp.encodeInto(outer, target);
+  assert.deepEqual(decode(target.subarray(0, n)), [17, bin(1500, 3)]);
+  assert.deepEqual(decode(inner.subarray(0, innerLength)), [42, bin(20, 5)]);
+});
