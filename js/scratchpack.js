@@ -43,8 +43,9 @@ export async function createScratchpack(options = {}) {
   const o = normalize(options);
   const threaded = o.wasm === 'threads' || (o.wasm === 'auto' && canUseThreads());
   if (!threaded && o.threads > 0)
-    throw new ScratchpackError(codes.INVALID_ARGUMENT,
-      'threads need SharedArrayBuffer (in a browser: a cross-origin isolated page); use threads: 0 here');
+    throw new ScratchpackError(codes.INVALID_ARGUMENT, o.wasm === 'single'
+      ? `threads: ${o.threads} needs the threaded build; wasm: 'single' has none (use wasm: 'auto' or 'threads', or threads: 0)`
+      : 'threads need SharedArrayBuffer (in a browser: a cross-origin isolated page); use threads: 0 here');
   const m = await loadModule({ threaded, poolSize: o.threads, wasmBinary: o.wasmBinary });
   try {
     return new Scratchpack(m, o, threaded);
@@ -340,9 +341,11 @@ export class Scratchpack {
     const lease = this.encodeView(value, options);
     try {
       const bytes = lease.bytes, n = bytes.length;
+      if (target.length === 0 && isDetached(target)) throw detachedTarget();   // (by a getter, while encoding)
       if (n > target.length - offset)
-        throw new ScratchpackError(codes.BUFFER_TOO_SMALL,
-          `the target has ${target.length - offset} bytes from offset ${offset}; the compressed message needs ${n}`,
+        throw new ScratchpackError(codes.BUFFER_TOO_SMALL, target.length < offset
+          ? `the target has ${target.length} bytes now, fewer than the offset ${offset} (its buffer shrank while the value was encoded); the compressed message needs ${n} from there`
+          : `the target has ${target.length - offset} bytes from offset ${offset}; the compressed message needs ${n}`,
           { offset: target.length });
       target.set(bytes, offset);
       return n;

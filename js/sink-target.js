@@ -12,6 +12,7 @@ import { EncodeFailure, ScratchpackError, codes } from './errors.js';
 import { copyBytes, copyIn, isShared } from './sink.js';
 import { arrayMinBytes, writeNumeric } from './sink-numeric.js';
 import { writeUtf8 } from './text.js';
+import { isDetached } from './typed.js';
 
 const TARGET_STAGE_FIRST = 4096;
 const TARGET_STAGE_KEEP = 4 << 20;   // a bigger stage is let go after the call (as the heap's staging block)
@@ -114,6 +115,9 @@ export class TargetSink {
   }
 
   tooSmall(needed) {
+    // A target emptied by a getter (its buffer transferred) is no target.
+    if (this.target.length === 0 && isDetached(this.target))
+      return new EncodeFailure(codes.INVALID_ARGUMENT, 'the target\'s buffer was detached (transferred) while the value was encoded: it has no bytes to write');
     const f = new EncodeFailure(codes.BUFFER_TOO_SMALL,
       `the target has ${this.target.length} bytes; the message needs at least ${needed}`);
     f.offset = this.target.length;

@@ -542,12 +542,21 @@ function writeObjectMap(o, depth) {
   }
 }
 
+// The header says the size the Map had when the walk met it, and exactly
+// that many entries follow: a getter inside may add entries (the ones past
+// the count are left out, as encodeToStream leaves them) or delete some
+// (fewer would follow than the header says: INVALID_ARGUMENT, as there).
 function writeMap(m, depth) {
-  writeHeader(m.size, 0x80, 0xde);
+  const n = m.size;
+  writeHeader(n, 0x80, 0xde);
+  let i = 0;
   for (const [k, v] of m) {
+    if (i === n) return;
     try { writeValue(k, depth); } catch (e) { throw within(e, mapKeyStep(k)); }
     try { writeValue(v, depth); } catch (e) { throw within(e, mapStep(k)); }
+    i++;
   }
+  if (i < n) throw new EncodeFailure(codes.INVALID_ARGUMENT, `the Map lost entries while it was written (${n} at the start)`);
 }
 
 // A plain Uint8Array or Buffer (isPlainBytes) the caller gave as a bin:

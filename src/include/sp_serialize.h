@@ -138,6 +138,12 @@ sp_code sp_entry_copy(sp_entry *e, sp_bytes *out);
 size_t sp_entry_pieces(const sp_entry *e);
 const uint8_t *sp_entry_piece(const sp_entry *e, size_t i, size_t *len);
 
+/* The entry's error as it stands (code SP_OK while there is none), as
+** sp_entry_end will report it: the plain message's writer's, or, when that
+** one did not fail, the output's -- which compressing is another writer,
+** where a failure to compress (SP_E_NOMEM) is recorded. Valid until end. */
+const sp_error *sp_entry_error(const sp_entry *e);
+
 /* Ends the entry: gives back the scratch, the sequence and a view's copy.
 ** Copies the writer's error to *err (if not NULL) and returns its code.
 ** Safe to call twice. */

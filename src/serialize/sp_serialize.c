@@ -259,8 +259,16 @@ static void report(const sp_writer *w, sp_error *err) {
 
 /* Ends the entry. Compressing, the plain writer's error comes first: it
 ** is the one a failed formatter left. */
+/* The writer whose error the entry reports: the plain one first. */
+static const sp_writer *failed_writer(const sp_entry *e) {
+  return e->w.err.code != SP_OK ? &e->w : output_of(e);
+}
+
+const sp_error *sp_entry_error(const sp_entry *e) { return &failed_writer(e)->err; }
+
 sp_code sp_entry_end(sp_entry *e, sp_error *err) {
-  sp_writer *out = output_of(e), *failed;
+  sp_writer *out = output_of(e);
+  const sp_writer *failed;
   if (e->kind != SP_ENTRY_NONE) {
     sp_writer_release(&e->w);
     if (out != &e->w) sp_writer_release(out);
@@ -269,7 +277,7 @@ sp_code sp_entry_end(sp_entry *e, sp_error *err) {
     notify(e, SP_NOTE_END, 0, 0, 0, NULL);
     e->kind = SP_ENTRY_NONE;
   }
-  failed = e->w.err.code != SP_OK ? &e->w : out;
+  failed = failed_writer(e);
   report(failed, err);
   return failed->err.code;
 }

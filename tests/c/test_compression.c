@@ -1044,6 +1044,39 @@ static void every_failing_allocation_leaks_nothing(void) {
   sp_bytes_free(&packed[1]);
 }
 
+/* Fails allocation 0, 1, 2, ... of a cold compressed to_array entry: when
+** finish fails, sp_entry_error says so -- the output writer's failure to
+** compress too, which the plain writer does not hold -- with the code
+** finish returned and sp_entry_end reports. (The JS package reads the
+** error this way; it read the plain writer's and called such a NOMEM
+** INTERNAL.) */
+static void a_failure_to_compress_is_the_entry_error(void) {
+  int compress_failed = 0;
+  sp_alloc_set_hook(failing_alloc, NULL);
+  for (sp_compression mode = BLOCK; mode <= ARRAY; mode++) {
+    int triggered = 1;
+    for (long k = 0; triggered && k < 200; k++) {
+      sp_options o = {0};
+      sp_entry e;
+      sp_error err;
+      sp_code finished, plain;
+      o.compression = mode;
+      countdown = k;
+      if (sp_entry_begin_array(&e, &o) == SP_OK) sp_serialize(&e.w, workload_fmt_records, NULL);
+      plain = e.w.err.code;
+      finished = sp_entry_finish(&e);
+      triggered = countdown < 0;
+      countdown = -1;
+      CHECK(sp_entry_error(&e)->code == finished);
+      if (plain == SP_OK && finished != SP_OK) compress_failed++;
+      CHECK(sp_entry_end(&e, &err) == finished && err.code == finished);
+      sp_shutdown();
+    }
+  }
+  sp_alloc_set_hook(NULL, NULL);
+  CHECK(compress_failed > 0);                  /* some allocation failed while compressing */
+}
+
 int main(void) {
   SP_RUN(messages_under_64_bytes_are_written_as_they_are);
   SP_RUN(a_64_byte_message_is_compressed_in_the_documented_layout);
@@ -1072,5 +1105,6 @@ int main(void) {
   SP_RUN(a_fixed_output_short_of_the_bound_fails_cleanly);
   SP_RUN(a_trace_records_the_compressed_writes);
   SP_RUN(every_failing_allocation_leaks_nothing);
+  SP_RUN(a_failure_to_compress_is_the_entry_error);
   return sp_test_summary();
 }

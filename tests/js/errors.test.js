@@ -176,6 +176,29 @@ describe('encoding bad values', () => {
     fails(() => sp.encodeInto(1, gone(new Uint8Array(64))), 'INVALID_ARGUMENT');   // was BUFFER_TOO_SMALL (0 bytes)
   });
 
+  test('an encodeInto target a getter detaches or shrinks while the value is encoded: INVALID_ARGUMENT, or BUFFER_TOO_SMALL saying so', async () => {
+    const packs = await createScratchpack({ compression: 'lz4blockarray' });
+    try {
+      for (const s of [sp, packs]) {
+        let target = new Uint8Array(4096);
+        const detaching = { get x() { structuredClone(target.buffer, { transfer: [target.buffer] }); return 'y'.repeat(100); } };
+        fails(() => s.encodeInto([detaching, 'z'.repeat(100)], target), 'INVALID_ARGUMENT');   // was BUFFER_TOO_SMALL at offset 0
+        const buffer = new ArrayBuffer(4096, { maxByteLength: 8192 });
+        target = new Uint8Array(buffer);
+        const shrinking = { get x() { buffer.resize(10); return 'y'.repeat(100); } };
+        assert.throws(() => s.encodeInto([shrinking, 'z'.repeat(100)], target, 50),
+          (e) => e.code === 'BUFFER_TOO_SMALL' && !/-\d/.test(e.message));   // was "the target has -40 bytes"
+      }
+    } finally {
+      packs.close();
+    }
+  });
+
+  test('threads with wasm: \'single\' names the build, not browsers', async () => {
+    await assert.rejects(createScratchpack({ threads: 2, wasm: 'single' }),
+      (e) => e.code === 'INVALID_ARGUMENT' && /wasm: 'single'/.test(e.message) && !/browser/.test(e.message));
+  });
+
   test('an Ext whose fields were assigned after it was made is INVALID_ARGUMENT, not other bytes', () => {
     const changed = [
       (e) => { e.data = Uint8Array.of(9, 9, 9).buffer; },     // was written as ext 32 of 0 bytes

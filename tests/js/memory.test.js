@@ -55,6 +55,28 @@ for (const wasm of builds) {
   });
 }
 
+test('compressing, running out of memory is NOMEM naming the cap on every entry, not INTERNAL', async () => {
+  // 12 MiB that do not compress: the plain message fits in 32 MiB, the
+  // compressed copy beside it does not. C records that failure on its
+  // output writer, which the package did not read.
+  const bin = new Uint8Array(12 * MiB);
+  for (let i = 0, x = 1; i < bin.length; i++) { x = (x * 1664525 + 1013904223) >>> 0; bin[i] = x >>> 24; }
+  const nomem = (e) => e.code === 'NOMEM' && /of at most 32\.0 MiB \(maxMemory\)/.test(e.message);
+  for (const compression of ['lz4block', 'lz4blockarray']) {
+    const sp = await createScratchpack({ maxMemory: 32 * MiB, compression, bigMessage: Infinity });
+    try {
+      assert.throws(() => sp.encode(bin), nomem, `${compression}: encode`);
+      assert.throws(() => sp.encodeView(bin), nomem, `${compression}: encodeView`);
+      assert.throws(() => sp.encodeInto(bin, new Uint8Array(13 * MiB)), nomem, `${compression}: encodeInto`);
+      await assert.rejects(sp.encodeToStream(bin, new Writable({ write(_c, _e, cb) { cb(); } })), nomem, `${compression}: encodeToStream`);
+      const small = bin.subarray(0, MiB);
+      assert.ok(sameBytes(decode(sp.encode(small)), small), `${compression}: still usable`);
+    } finally {
+      sp.close();
+    }
+  }
+});
+
 test('threads: a worker pthread\'s allocations honour the same cap', async () => {
   const sp = await createScratchpack({ wasm: 'threads', threads: 1, maxMemory: 64 * MiB });
   // 32 MiB staged here fits; the 36 MiB result the worker writes does not.

@@ -127,8 +127,11 @@ size_t sp_wasm_piece_len(const sp_wasm_job *job, size_t i) {
 /* Ends the entry: gives back what it holds. Safe to call twice. */
 void sp_wasm_release(sp_wasm_job *job) { sp_entry_end(&job->entry, NULL); }
 
-int sp_wasm_error_code(const sp_wasm_job *job) { return (int)job->entry.w.err.code; }
+/* The entry's error, whichever of its writers holds it (compressing, a
+** failure to compress is the output writer's, not the plain one's). */
+int sp_wasm_error_code(const sp_wasm_job *job) { return (int)sp_entry_error(&job->entry)->code; }
 const char *sp_wasm_error_cause(const sp_wasm_job *job) {
-  return job->entry.w.err.cause ? job->entry.w.err.cause : "";
+  const char *cause = sp_entry_error(&job->entry)->cause;
+  return cause ? cause : "";
 }
-double sp_wasm_error_offset(const sp_wasm_job *job) { return (double)job->entry.w.err.offset; }
+double sp_wasm_error_offset(const sp_wasm_job *job) { return (double)sp_entry_error(&job->entry)->offset; }
