@@ -9,8 +9,8 @@
 // sink-target.js) encodes the array, errors and all -- nor linear memory.
 //
 // Why: for such a message the walk's layers (the stage, the sink, the
-// deferred body and finish()) cost more than writing it: 70-90 ns a call
-// on Node 24, as much as copying a 4 KB body (docs/node.md, round 10).
+// deferred body and finish()) cost more than writing it does (docs/node.md,
+// round 10).
 
 import { targetShared } from './sink-target.js';
 import { isPlainBytes } from './typed.js';

@@ -62,7 +62,7 @@ const NodeBuffer = typeof Buffer === 'function' && Buffer.prototype instanceof U
  * Whether v is a Uint8Array or a Buffer as the built-ins make them, whose
  * `length` can be taken as it is: by its constructor property, which a
  * subclass's instances inherit from it -- the hot paths' test, a load and
- * a compare (Object.getPrototypeOf measured 20-50 ns more an encodeInto).
+ * a compare (Object.getPrototypeOf costs more: docs/node.md, round 10).
  * An own property defined on one such instance is not looked for
  * (docs/errors.md). Not a Proxy (isView).
  */
