@@ -1,18 +1,21 @@
 // flat-into.js -- encodeInto's direct path for a short flat array: the
 // [id, bytes] or [kind, id, payload] of an RPC, written straight into the
 // target.
-// Owns: which arrays it takes (at most FLAT_MAX elements, each an integer
-// in 32-bit range, nil, a boolean or a non-empty plain Uint8Array or
-// Buffer), their MessagePack sizes, and writing such a message when it fits.
+// Owns: which arrays it takes (at most FLAT_MAX elements, the last a
+// non-empty plain Uint8Array or Buffer, the others integers in 32-bit
+// range, nil, booleans or such bins), their MessagePack sizes, and writing
+// such a message when it fits: the elements read in order, each once, and
+// every body read when the message is complete, its length checked then
+// (the walk reads so the bodies of DEFER_MIN bytes and more).
 // Must not touch: any other value or a message that does not fit -- it
-// returns -1 with the target untouched and the walk (writer.js, through
+// returns -1 having written nothing and the walk (writer.js, through
 // sink-target.js) encodes the array, errors and all -- nor linear memory.
 //
 // Why: for such a message the walk's layers (the stage, the sink, the
 // deferred body and finish()) cost more than writing it does (docs/node.md,
 // round 10).
 
-import { targetShared } from './sink-target.js';
+import { bodyChanged, targetShared } from './sink-target.js';
 import { isPlainBytes } from './typed.js';
 
 const FLAT_MAX = 8;
@@ -24,55 +27,68 @@ const SHARED_ASK_FROM = 4096;
 const COPY_BY_LOOP = 32;
 
 /**
- * The last element of value when value is an array this path may take --
- * at most FLAT_MAX elements, the last a plain Uint8Array or Buffer (a
- * message that carries bytes, where the walk's layers cost most against
- * the copy) -- else null. (Read once: flatInto is given it.)
+ * Whether value is an array this path may take: one the walk writes as an
+ * array (its constructor is not Object), of at most FLAT_MAX elements, the
+ * last a plain Uint8Array or Buffer (a message that carries bytes, where
+ * the walk's layers cost most against the copy). Reads the last element,
+ * which flatInto reads again in its turn; anything that throws here is
+ * the walk's to report.
  */
-export function flatLast(value) {
-  if (!Array.isArray(value)) return null;
-  const n = value.length;
-  if (n === 0 || n > FLAT_MAX) return null;
-  const last = value[n - 1];
-  if (typeof last !== 'object' || last === null || !isPlainBytes(last)) return null;
-  length = n;                          // (as the walk, the length read before any element)
-  return last;
+export function isFlat(value) {
+  try {
+    if (!Array.isArray(value) || value.constructor === Object) return false;
+    const n = value.length;
+    if (n === 0 || n > FLAT_MAX) return false;
+    const last = value[n - 1];
+    return typeof last === 'object' && last !== null && isPlainBytes(last);
+  } catch {
+    return false;
+  }
 }
 
-// The elements as read (each once), and their bins' lengths, while a call
-// runs; emptied after it.
+// While a call runs: the elements as read and each bin's length then.
 const got = new Array(FLAT_MAX).fill(undefined);
 const lens = new Array(FLAT_MAX).fill(0);
-let length = 0;                       // the array's, as flatLast read it
+// A short body passes through here: a loop copy straight into the target
+// would overwrite its own source where it views the target just before it.
+const bounce = new Uint8Array(COPY_BY_LOOP);
 let busy = false;
 
 /**
- * Writes array a, whose last element flatLast gave, into target at offset
- * when every element is one this path takes and the message fits; returns
- * its length, or -1, having written nothing. Each element is read once,
- * until one is not taken; the walk then reads the array again (so a getter
- * on an index runs twice when a later element sends the array to the
- * walk: docs/errors.md). A read that throws sends it to the walk too,
- * which reads it again and reports what it throws as every encode does.
+ * Writes array a (isFlat) into target at offset: its length, or -1 when an
+ * element is not one this path takes, a read throws, the message does not
+ * fit or a body needs the walk's care -- nothing written, and the walk
+ * reads the array again (a getter on an index runs twice then:
+ * docs/errors.md). A body whose buffer a getter resized or transferred is
+ * INVALID_ARGUMENT, the target untouched.
  */
-export function flatInto(a, last, target, offset) {
+export function flatInto(a, target, offset) {
   if (busy) return -1;                 // an encodeInto from a getter this path is reading: the walk's
   busy = true;
-  const n = length;
+  let n = 0, size = -1;
   try {
-    return flat(a, n, last, target, offset);
-  } catch {
-    return -1;
+    try {
+      n = a.length;
+      size = read(a, n);
+      if (size > target.length - offset || (size >= 0 && !bodiesFit(n, target))) size = -1;   // (too small: the walk's error)
+    } catch (e) {
+      if (e instanceof Changed) throw bodyChanged(e.body, e.was);
+      size = -1;                       // a read threw: the walk's to report
+    }
+    if (size >= 0) write(n, target, offset);   // (no code of the caller's runs from here)
+    return size;
   } finally {
     busy = false;
     for (let i = 0; i < n; i++) got[i] = undefined;
   }
 }
 
-function flat(a, n, last, target, offset) {
-  let size = 1, bins = 0, big = false;
+// Reads the n elements in order; returns the message's size, or -1 at the
+// first element this path does not take.
+function read(a, n) {
+  let size = 1;
   for (let i = 0; i < n; i++) {
-    const x = i === n - 1 ? last : a[i];
+    const x = a[i];
     got[i] = x;
     if (typeof x === 'number') {
       const s = intSize(x);
@@ -84,28 +100,67 @@ function flat(a, n, last, target, offset) {
       if (len === 0 || len > 0xffffffff) return -1;   // (an empty one may be detached: the walk says so)
       lens[i] = len;
       size += (len < 0x100 ? 2 : len < 0x10000 ? 3 : 5) + len;
-      bins++;
-      big ||= len >= SHARED_ASK_FROM;
     } else if (x === undefined || typeof x === 'boolean') size++;
     else return -1;
   }
-  if (size > target.length - offset) return -1;       // (BUFFER_TOO_SMALL: the walk's error)
-  if (big && targetShared(target)) return -1;
-  if (bins > 1 && anyOver(n, target.buffer)) return -1;
-  // The bodies first: one that views the target itself is read by set()
-  // before anything else is written.
-  if (bins > 0) copyBodies(n, target, offset + 1);
-  target[offset] = 0x90 | n;
+  return size;
+}
+
+// The bodies, now the message is complete: each as long as it was when met
+// (else a Changed), and none that needs the walk's copy -- two or more of
+// them one of which views the target's memory (copying one could overwrite
+// another before it is read), or a long one into a shared target.
+function bodiesFit(n, target) {
+  let bodies = 0, big = false;
+  for (let i = 0; i < n; i++) {
+    const x = got[i];
+    if (!isBody(x)) continue;
+    if (x.length !== lens[i]) throw new Changed(x, lens[i]);
+    bodies++;
+    big ||= lens[i] >= SHARED_ASK_FROM;
+  }
+  if (big && targetShared(target)) return false;
+  return bodies < 2 || !anyOver(n, target.buffer);
+}
+
+const isBody = (x) => typeof x === 'object' && x !== null;
+
+// The message into target at offset: the bodies first (one that views the
+// target itself is read before anything else is written), then the rest.
+function write(n, t, offset) {
   let at = offset + 1;
   for (let i = 0; i < n; i++) {
     const x = got[i];
-    if (typeof x === 'number') at = putInt(target, at, x);
-    else if (x === undefined || x === null) target[at++] = 0xc0;
-    else if (x === true) target[at++] = 0xc3;
-    else if (x === false) target[at++] = 0xc2;
-    else at = putBinHeader(target, at, lens[i]) + lens[i];
+    if (typeof x === 'number') at += intSize(x);
+    else if (typeof x !== 'object' || x === null) at++;
+    else {
+      const len = lens[i], to = at + (len < 0x100 ? 2 : len < 0x10000 ? 3 : 5);
+      if (len >= COPY_BY_LOOP) t.set(x, to);
+      else {
+        for (let j = 0; j < len; j++) bounce[j] = x[j];
+        for (let j = 0; j < len; j++) t[to + j] = bounce[j];
+      }
+      at = to + len;
+    }
   }
-  return at - offset;
+  t[offset] = 0x90 | n;
+  at = offset + 1;
+  for (let i = 0; i < n; i++) {
+    const x = got[i];
+    if (typeof x === 'number') at = putInt(t, at, x);
+    else if (x === undefined || x === null) t[at++] = 0xc0;
+    else if (x === true) t[at++] = 0xc3;
+    else if (x === false) t[at++] = 0xc2;
+    else at = putBinHeader(t, at, lens[i]) + lens[i];
+  }
+}
+
+// A body whose length changed after it was met.
+class Changed {
+  constructor(body, was) {
+    this.body = body;
+    this.was = was;
+  }
 }
 
 // The bytes an integer takes (as writer.js's writeNumber writes it), or 0
@@ -149,31 +204,13 @@ function putU32(t, at, v) {
   t[at] = v >>> 24; t[at + 1] = (v >>> 16) & 0xff; t[at + 2] = (v >>> 8) & 0xff; t[at + 3] = v & 0xff;
 }
 
-// Each bin's body to where it goes in the message, whose elements start at 'at'.
-function copyBodies(n, t, at) {
-  for (let i = 0; i < n; i++) {
-    const x = got[i];
-    if (typeof x === 'number') at += intSize(x);
-    else if (typeof x !== 'object' || x === null) at++;
-    else {
-      const len = lens[i], to = at + (len < 0x100 ? 2 : len < 0x10000 ? 3 : 5);
-      if (len < COPY_BY_LOOP) for (let j = 0; j < len; j++) t[to + j] = x[j];
-      else t.set(x, to);
-      at = to + len;
-    }
-  }
-}
-
-// Whether a bin of a views the memory of buffer (several bodies: copying
-// one could overwrite another before it is read; the walk copies such a
-// body out first). Two shared views may be of one memory through
-// different buffer objects.
+// Whether a body views the memory of buffer. Two shared views may be
+// of one memory through different buffer objects.
 function anyOver(n, buffer) {
   const shared = typeof SharedArrayBuffer === 'function' && buffer instanceof SharedArrayBuffer;
   for (let i = 0; i < n; i++) {
-    const x = got[i];
-    if (typeof x !== 'object' || x === null) continue;
-    const b = x.buffer;
+    if (!isBody(got[i])) continue;
+    const b = got[i].buffer;
     if (b === buffer || (shared && b instanceof SharedArrayBuffer)) return true;
   }
   return false;

@@ -16,7 +16,7 @@ import { bufferValues, streamOptions, streamValues } from './decode-stream.js';
 import { decodeTop } from './decompress.js';
 import { streamCompressed, streamEncode } from './encode-stream.js';
 import { ScratchpackError, codeFromC, codes, finishEncodeError } from './errors.js';
-import { flatInto, flatLast } from './flat-into.js';
+import { flatInto, isFlat } from './flat-into.js';
 import { Lease } from './lease.js';
 import { LZ4_BAD_OFFSET, LZ4_TOO_LONG, LZ4_TRUNCATED } from './lz4.js';
 import { COMPRESSIONS, asyncSignal, bad, contractOf, contractOption, normalize } from './options.js';
@@ -310,9 +310,9 @@ export class Scratchpack {
     if (offset !== 0 && (!Number.isInteger(offset) || offset < 0 || offset > target.length))
       throw new ScratchpackError(codes.INVALID_ARGUMENT, `offset ${offset} is outside the target (0..${target.length})`);
     if (this._compression !== 0) return this._encodeIntoCompressed(value, target, offset, options);
-    if (via === null && this._ext === null && this._maxDepth >= 1) {
-      const last = flatLast(value);             // [id, bytes] and the like: straight into the target
-      const n = last === null ? -1 : flatInto(value, last, target, offset);
+    // [id, bytes] and the like: straight into the target (a bin in the root array is at depth 2).
+    if (via === null && this._ext === null && this._maxDepth >= 2 && isFlat(value)) {
+      const n = flatInto(value, target, offset);
       if (n >= 0) return n;
     }
     let t = this._target;                       // (the one a call at a time uses, without an array)

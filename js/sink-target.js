@@ -227,14 +227,14 @@ export class TargetSink {
   finishDeferred() {
     const t = this.target, s = this.stage, d = this.defers;
     if (this.ndefers === 3 && typeof d[1] !== 'string') {
-      if (d[1].length !== d[2]) throw changed(d[1], d[2]);
+      if (d[1].length !== d[2]) throw bodyChanged(d[1], d[2]);
       return this.finishOneBody(d[0], d[1]);
     }
     let tb = null;                      // the target's buffer (its getter is a call: asked once, if at all)
     for (let i = 1; i < this.ndefers; i += 3) {
       const body = d[i];
       if (typeof body === 'string') continue;
-      if (body.length !== d[i + 1]) throw changed(body, d[i + 1]);
+      if (body.length !== d[i + 1]) throw bodyChanged(body, d[i + 1]);
       if (sameMemory(body, tb ??= t.buffer)) d[i] = copyOf(body);
     }
     let from = 0, to = this.base;
@@ -355,8 +355,8 @@ function copyOf(bytes) {
   return c;
 }
 
-// A deferred body whose length is not the one its header gives.
-function changed(body, was) {
+/** The error of a deferred body whose length is not the one its header gives. */
+export function bodyChanged(body, was) {
   return new ScratchpackError(codes.INVALID_ARGUMENT,
     `a bin or ext body of ${was} bytes has ${body.length} now: its buffer was resized or transferred while the message was encoded (by a getter or an extension); the target is as it was`);
 }

@@ -2,8 +2,10 @@
 // (js/flat-into.js: [id, bytes], [kind, id, payload]): the same bytes as
 // encode() for every element it takes or sends back to the walk, the same
 // errors, BUFFER_TOO_SMALL with the target untouched, a body that views
-// the target itself, shared targets, getters and Proxies read as the walk
-// reads them, and an encodeInto nested in a getter.
+// the target itself, shared targets, getters and Proxies read in the
+// walk's order, bodies read when the message is complete (a resized or
+// transferred one refused, the target untouched), maxDepth, an array the
+// walk writes as a map, and an encodeInto nested in a getter.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 
@@ -115,7 +117,16 @@ test('getters and Proxies: read as the walk reads them, the bytes encode()\'s', 
   reads = 0;
   const into = new Uint8Array(3000);
   assert.deepEqual(decode(into.subarray(0, sp.encodeInto(last, into))), [1, bin(1500)]);
-  assert.equal(reads, 1, 'the last element read once');
+  assert.equal(reads, 2, 'the last element read once to choose the path, once in its turn (docs/errors.md)');
+
+  // Read in the walk's order: what a getter changes before an element is read is what is written.
+  const replaced = [0, Uint8Array.of(1)];
+  Object.defineProperty(replaced, 0, { get() { replaced[1] = Uint8Array.of(2, 2); return 5; } });
+  sameAsEncode(replaced, 'a getter on [0] that replaces the last bin');
+  const shortened = [0, Uint8Array.of(1)];
+  Object.defineProperty(shortened, 0, { get() { shortened.length = 1; return 5; }, configurable: true });
+  const t1 = new Uint8Array(16);
+  assert.deepEqual(t1.subarray(0, sp.encodeInto(shortened, t1)), Uint8Array.of(0x92, 5, 0xc0), 'a getter that shortens the array: a hole is nil');
 
   const proxied = new Proxy([5, -7, bin(3000)], {});
   sameAsEncode(proxied, 'a Proxy of an array');
@@ -131,6 +142,64 @@ test('getters and Proxies: read as the walk reads them, the bytes encode()\'s', 
   Object.defineProperty(growing, 0, { get() { if (growing.length < 4) growing.push(9); return 4; } });
   const t = new Uint8Array(3000), k = sp.encodeInto(growing, t);
   assert.deepEqual(decode(t.subarray(0, k)), [4, bin(1200)]);
+});
+
+test('bodies are read when the message is complete: one a later getter resizes or transfers is INVALID_ARGUMENT, the target untouched', () => {
+  for (const n of [3, 40, 2048]) {
+    const ab = new ArrayBuffer(n, { maxByteLength: 4096 });
+    new Uint8Array(ab).fill(3);
+    const resized = [new Uint8Array(ab), 0, bin(2)];
+    Object.defineProperty(resized, 1, { get() { ab.resize(1); return 5; } });
+    const gone = new Uint8Array(n).fill(4);
+    const moved = [gone, 0, bin(2)];
+    Object.defineProperty(moved, 1, { get() { structuredClone(gone.buffer, { transfer: [gone.buffer] }); return 5; } });
+    for (const a of [resized, moved]) {
+      const target = new Uint8Array(5000).fill(0xee);
+      assert.throws(() => sp.encodeInto(a, target), (e) => e.code === 'INVALID_ARGUMENT' && /has \d+ now/.test(e.message), `${n} bytes`);
+      assert.ok(target.every((b) => b === 0xee), `${n} bytes: the target untouched`);
+    }
+  }
+  // A getter that changes a body's bytes (not its length) changes what is written, as for the walk's long bodies.
+  const b0 = Uint8Array.of(1, 2, 3);
+  const a = [b0, 0, Uint8Array.of(4)];
+  Object.defineProperty(a, 1, { get() { b0[0] = 99; return 1; } });
+  const target = new Uint8Array(32);
+  assert.deepEqual(decode(target.subarray(0, sp.encodeInto(a, target))), [Uint8Array.of(99, 2, 3), 1, Uint8Array.of(4)]);
+});
+
+test('a short body that views the target just before where it goes: encode()\'s bytes', () => {
+  for (const n of [1, 10, 31, 32, 100]) {
+    const target = new Uint8Array(300);
+    for (let i = 0; i < target.length; i++) target[i] = i & 0xff;
+    const want = sp.encode([new Uint8Array(target.subarray(0, n))]);
+    assert.deepEqual(target.subarray(0, sp.encodeInto([target.subarray(0, n)], target)), want, `${n} bytes`);
+  }
+});
+
+test('what only the walk knows: a throwing read, maxDepth 1, an array written as a map', async () => {
+  const boom = new Error('boom');
+  const throwingLast = [1, null];
+  Object.defineProperty(throwingLast, 1, { get() { throw boom; } });
+  const lengthTrap = new Proxy([1, bin(4)], { get: (t, k) => { if (k === 'length') throw boom; return t[k]; } });
+  const { proxy: revoked, revoke } = Proxy.revocable([1, bin(4)], {});
+  revoke();
+  for (const [what, v] of [['a getter on the last index', throwingLast], ['a length trap', lengthTrap], ['a revoked Proxy', revoked]]) {
+    let want;
+    try { sp.encode(v); } catch (e) { want = e; }
+    assert.throws(() => sp.encodeInto(v, new Uint8Array(100)),
+      (e) => e.code === want.code && e.path === want.path && e.message === want.message, what);
+  }
+  const shallow = await createScratchpack({ threads: 0, limits: { maxDepth: 1 } });
+  try {
+    assert.throws(() => shallow.encodeInto([1, bin(3)], new Uint8Array(100)), (e) => e.code === 'DEPTH_LIMIT' && e.path === '[1]');
+  } finally {
+    shallow.close();
+  }
+  const asMap = [1, bin(1)];
+  Object.setPrototypeOf(asMap, Object.prototype);
+  const own = [1, bin(1)];
+  Object.defineProperty(own, 'constructor', { value: Object });
+  for (const a of [asMap, own]) sameAsEncode(a, 'an array whose constructor is Object (written as a map)');
 });
 
 test('an encodeInto nested in a getter of one this path is reading: both right', () => {
