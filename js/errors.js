@@ -231,6 +231,9 @@ export function finishDecodeError(e) {
   return err;
 }
 
+const typedArrayProto = Object.getPrototypeOf(Int8Array.prototype);
+const isPrototypeOf = Object.prototype.isPrototypeOf;
+
 /** What a value is, for messages: 'a string', 'null', 'an Array', 'a Point'. */
 export function describeValue(v) {
   if (v === null) return 'null';
@@ -238,5 +241,8 @@ export function describeValue(v) {
   if (typeof v === 'number' && !Number.isFinite(v)) return `${v}`;                    // NaN, Infinity
   if (typeof v !== 'object') return `a ${typeof v}${typeof v === 'number' && !Number.isInteger(v) ? ' with a fraction' : ''}`;
   const name = v.constructor?.name || 'object';
-  return `${/^(?:[AEIO]|U(?!int))/i.test(name) ? 'an' : 'a'} ${name}`;   // a Uint8Array, an Object
+  const what = `${/^(?:[AEIO]|U(?!int))/i.test(name) ? 'an' : 'a'} ${name}`;   // a Uint8Array, an Object
+  // A Proxy of a typed array (or an object with its prototype) says it is one and is not.
+  return isPrototypeOf.call(typedArrayProto, v) && !ArrayBuffer.isView(v)
+    ? `${what} that is not one (a Proxy, or an object with its prototype)` : what;
 }

@@ -22,8 +22,9 @@ export class Ext {
     if (!Number.isInteger(type) || type < -128 || type > 127)
       throw new ScratchpackError(codes.INVALID_ARGUMENT, `ext type must be an integer in -128..127, got ${type}`);
     this.type = type;
-    if (data instanceof Uint8Array && isDetached(data)) throw new ScratchpackError(codes.INVALID_ARGUMENT, detachedData);
-    this.data = data instanceof Uint8Array && ArrayBuffer.isView(data) ? trueBytes(data) : bytesOf(data);
+    const bytes = data instanceof Uint8Array && ArrayBuffer.isView(data);   // (a Proxy of one is not bytes)
+    if (bytes && isDetached(data)) throw new ScratchpackError(codes.INVALID_ARGUMENT, detachedData);
+    this.data = bytes ? trueBytes(data) : bytesOf(data);
     const wrong = type === -1 ? timestampProblem(this.data) : null;
     if (wrong !== null) throw new ScratchpackError(codes.INVALID_ARGUMENT, wrong);
   }
@@ -35,7 +36,7 @@ export class Ext {
  */
 export function extProblem(type, data) {
   if (!Number.isInteger(type) || type < -128 || type > 127) return `its type is ${typeof type === 'number' ? type : describeValue(type)}, not an integer in -128..127`;
-  if (!(data instanceof Uint8Array)) return `its data is ${describeValue(data)}, not a Uint8Array`;
+  if (!(data instanceof Uint8Array) || !ArrayBuffer.isView(data)) return `its data is ${describeValue(data)}, not a Uint8Array`;
   if (isDetached(data)) return 'its data is over a detached (transferred) buffer: its bytes are gone';
   return type === -1 ? timestampProblem(data) : null;
 }

@@ -126,6 +126,14 @@ test('encodeInto refuses a Proxy, a DataView or another typed array as its targe
   assert.ok(t.every((b) => b === 0));
 });
 
+test('an Ext over a Proxy of a Uint8Array is INVALID_ARGUMENT naming it, not a TypeError', () => {
+  const proxied = new Proxy(new Uint8Array(2), {});
+  assert.throws(() => new Ext(5, proxied), (e) => e instanceof ScratchpackError && e.code === 'INVALID_ARGUMENT' && /a Proxy/.test(e.message));
+  const ext = new Ext(5, Uint8Array.of(1));
+  ext.data = proxied;
+  assert.throws(() => sp.encode([ext]), (e) => e.code === 'INVALID_ARGUMENT' && /a Proxy/.test(e.message) && e.path === '[0]');
+});
+
 test('decode reads the real bytes of an input whose class misstates its length', () => {
   const m = sp.encode(['hello', 1, 2]);
   for (const claimed of [m.length + 20, 3, 1 << 20]) {
