@@ -15,16 +15,11 @@
 // deferred body and finish()) cost more than writing it does (docs/node.md,
 // round 10).
 
-import { bodyChanged, targetShared } from './sink-target.js';
+import { COPY_BY_LOOP, SHARED_COPY_FROM, bodyChanged, sameMemory, targetShared } from './sink-target.js';
 import { isPlainBytes } from './typed.js';
 
 const FLAT_MAX = 8;
 
-// A body this long or longer into a shared target goes the walk's way (its
-// copy at word speed, sink-target.js); shorter copies do not ask.
-const SHARED_ASK_FROM = 4096;
-// Up to this many bytes a loop copies faster than set().
-const COPY_BY_LOOP = 32;
 
 /**
  * Whether value is an array this path may take: one the walk writes as an
@@ -117,7 +112,7 @@ function bodiesFit(n, target) {
     if (!isBody(x)) continue;
     if (x.length !== lens[i]) throw new Changed(x, lens[i]);
     bodies++;
-    big ||= lens[i] >= SHARED_ASK_FROM;
+    big ||= lens[i] >= SHARED_COPY_FROM;   // (into a shared target: the walk's word copy)
   }
   if (big && targetShared(target)) return false;
   return bodies < 2 || !anyOver(n, target.buffer);
@@ -204,14 +199,8 @@ function putU32(t, at, v) {
   t[at] = v >>> 24; t[at + 1] = (v >>> 16) & 0xff; t[at + 2] = (v >>> 8) & 0xff; t[at + 3] = v & 0xff;
 }
 
-// Whether a body views the memory of buffer. Two shared views may be
-// of one memory through different buffer objects.
+// Whether a body views the memory of buffer.
 function anyOver(n, buffer) {
-  const shared = typeof SharedArrayBuffer === 'function' && buffer instanceof SharedArrayBuffer;
-  for (let i = 0; i < n; i++) {
-    if (!isBody(got[i])) continue;
-    const b = got[i].buffer;
-    if (b === buffer || (shared && b instanceof SharedArrayBuffer)) return true;
-  }
+  for (let i = 0; i < n; i++) if (isBody(got[i]) && sameMemory(got[i], buffer)) return true;
   return false;
 }

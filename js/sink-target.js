@@ -17,7 +17,7 @@ import { isDetached } from './typed.js';
 const TARGET_STAGE_FIRST = 4096;
 const TARGET_STAGE_KEEP = 4 << 20;   // a bigger stage is let go after the call (as the heap's staging block)
 // Up to this many bytes a loop copies faster than subarray() and set().
-const COPY_BY_LOOP = 32;
+export const COPY_BY_LOOP = 32;
 // bin and ext bodies of at least this many bytes are not staged (see defer):
 // from about here one set() into the target beats two copies, alone or
 // many bodies to a message (docs/node.md, round 9).
@@ -46,7 +46,7 @@ const STAGE_VIEWS_KEPT = 256;
  * target's end is let through (the exact bytes may still fit), so
  * BUFFER_TOO_SMALL means the message really is too big.
  */
-const SHARED_COPY_FROM = 4096;
+export const SHARED_COPY_FROM = 4096;
 const SAB = typeof SharedArrayBuffer === 'function' ? SharedArrayBuffer : null;
 
 export class TargetSink {
@@ -343,7 +343,7 @@ function forget() {
 // Whether bytes may view the memory of buffer (a value may hold a view of
 // the very array it is encoded into). Two shared views may be of one memory
 // through different buffer objects: both shared is enough.
-function sameMemory(bytes, buffer) {
+export function sameMemory(bytes, buffer) {
   const b = bytes.buffer;
   return b === buffer || (SAB !== null && b instanceof SAB && buffer instanceof SAB);
 }
