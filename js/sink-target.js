@@ -13,6 +13,7 @@ import { copyBytes, copyIn, isShared } from './sink.js';
 import { arrayMinBytes, writeNumeric } from './sink-numeric.js';
 import { writeUtf8 } from './text.js';
 import { isDetached } from './typed.js';
+import { strHeaderSize } from './writer.js';
 
 const TARGET_STAGE_FIRST = 4096;
 const TARGET_STAGE_KEEP = 4 << 20;   // a bigger stage is let go after the call (as the heap's staging block)
@@ -25,9 +26,12 @@ const DEFER_MIN = 1024;
 // The list of deferred bodies is kept between calls up to this many slots
 // (three a body), so a message of many bodies does not grow a new list each call.
 const DEFERS_KEPT = 3072;
-// Nor strings of at least this many UTF-16 units (deferText): their UTF-8
-// is at least as long, so their header is a str 32 whatever the text.
-const TEXT_DEFER_MIN = 65536;
+// Nor strings of at least this many UTF-16 units (deferText), where the
+// target has room for them at their worst: written as UTF-8 straight into
+// the target by finish(), not into the stage and then copied. From here the
+// copy saved outweighs what deferring costs a string (docs/node.md, round 11).
+const TEXT_DEFER_MIN = 2048;
+const TEXT_NEVER = 1 << 30;   // (longer than any string: a small integer, as TEXT_DEFER_MIN is)
 // finish() copies with set() from a view of the stage exactly n bytes long;
 // such views are kept by n, for the stage they view (messages of a service
 // come in few lengths), so a reused target costs no allocation per call.
@@ -64,7 +68,7 @@ export class TargetSink {
     this.stageDv = new DataView(this.stage.buffer);
     this.views = new Map();        // n -> this.stage.subarray(0, n), for finish()
     this.deferMin = DEFER_MIN;     // the writer defers bin and ext bodies this long (undefined elsewhere: never)
-    this.textDeferMin = TEXT_DEFER_MIN;   // and strings this long
+    this.textDeferMin = TEXT_DEFER_MIN;   // and strings this long (TEXT_NEVER for the rest of a call in a tight target)
     this.textWorst = 0;            // what deferred strings may take past the byte a unit counted in deferred
     this.defers = [];              // [stage offset, bytes, their length then] triples: bodies finish() copies from the value
     this.ndefers = 0;              // how many of its slots this call uses (the list is kept, its bodies not)
@@ -81,6 +85,7 @@ export class TargetSink {
     this.ndefers = 0;
     this.deferred = 0;
     this.textWorst = 0;
+    this.textDeferMin = TEXT_DEFER_MIN;
   }
 
   /** Nothing to re-make: the stage is not linear memory. */
@@ -157,27 +162,40 @@ export class TargetSink {
   /**
    * A string of at least TEXT_DEFER_MIN units at stage offset `at`: not
    * staged, but written by finish() as UTF-8 straight into the target --
-   * one write of it, not a write and a copy. Counted here at its least (a
-   * byte a unit, and its str 32 header); finish() makes sure the rest fits
-   * before it writes anything.
+   * one write of it, not a write and a copy. Counted at its least (a byte a
+   * unit, and the header for that) and its worst (3 bytes a unit). Returns
+   * -1 when deferred. Only where the target holds the message so far at its
+   * worst with this string at its worst; if not (a tight target), no string
+   * is deferred for the rest of the call, the strings deferred so far are
+   * staged (stageTexts: finish() need not find out what they take), and it
+   * returns where the stage goes on, for the writer to stage this string as
+   * any string.
    */
   deferText(s, at) {
-    const least = 5 + s.length;
-    const reached = this.base + at + this.deferred + least;
-    if (reached > this.target.length) throw this.tooSmall(reached);
+    const n = s.length, least = strHeaderSize(n) + n, worst = strHeaderSize(3 * n) + 3 * n;
+    const reached = this.base + at + this.deferred;
+    if (reached + least > this.target.length) throw this.tooSmall(reached + least);
+    if (reached + this.textWorst + worst > this.target.length) {
+      this.textDeferMin = TEXT_NEVER;
+      if (this.textWorst === 0) return at;
+      this.pos = at;
+      this.stageTexts();
+      return this.pos;
+    }
     this.defers[this.ndefers] = at;
     this.defers[this.ndefers + 1] = s;
-    this.defers[this.ndefers + 2] = 0;   // (a string cannot change; textFits sets it if it stages the string)
+    this.defers[this.ndefers + 2] = 0;   // (a string cannot change)
     this.ndefers += 3;
     this.deferred += least;
-    this.textWorst += 2 * s.length;
+    this.textWorst += worst - least;
+    return -1;
   }
 
   /** Copies the message into the target; where it ends there. */
   finish() {
     const n = this.pos, total = this.base + n + this.deferred;
     if (total > this.target.length) throw this.tooSmall(total);
-    if (total + this.textWorst > this.target.length) this.textFits(total);
+    if (total + this.textWorst > this.target.length) return this.finishTight();
     if (this.deferred > 0) return this.finishDeferred();
     const t = this.target, s = this.stage;
     if (n <= COPY_BY_LOOP) for (let i = 0, j = this.base; i < n; i++, j++) t[j] = s[i];
@@ -194,27 +212,57 @@ export class TargetSink {
     else this.target.set(src, to);
   }
 
-  // When the deferred strings might not fit at their worst, a target that
-  // tight: they are written after the staged message after all (header and
-  // UTF-8: counting the UTF-8 first would take longer than writing it),
-  // and finish() copies them as bodies -- BUFFER_TOO_SMALL, before anything
-  // goes into the target, if they do not fit.
-  textFits(least) {
+  // finish() when the deferred strings might not fit at their worst: each
+  // did when it was deferred, but what came after them (bin or ext bodies,
+  // numbers, short strings) took the room. They are staged after all, and
+  // the message goes to the target at its exact length -- BUFFER_TOO_SMALL,
+  // before anything goes there, if it does not fit.
+  finishTight() {
+    this.stageTexts();
+    return this.finish();
+  }
+
+  // The deferred strings into the stage, where they were deferred from:
+  // the staged runs after them move right past the room the strings may
+  // take (3 bytes a unit), the last run first so none is overwritten; then,
+  // from the first, each string is written (header and UTF-8: counting the
+  // UTF-8 first takes longer than writing it) and the run after it moves
+  // back to where the string ends. Bin and ext bodies stay deferred, at
+  // their new offsets. (Composing in a second stage instead made the stage
+  // alternate between two arrays, call to call: a message of many 2 KB
+  // strings took a third as long again.)
+  stageTexts() {
+    const d = this.defers, nd = this.ndefers;
     let room = 0;
-    for (let i = 1; i < this.ndefers; i += 3) if (typeof this.defers[i] === 'string') room += 5 + 3 * this.defers[i].length;
-    if (this.stage.length < this.pos + room) this.resize(Math.max(this.pos + room, this.stage.length * 2));
-    let total = least, at = this.pos;
-    for (let i = 1; i < this.ndefers; i += 3) {
-      const body = this.defers[i];
-      if (typeof body !== 'string') continue;
-      const len = writeUtf8(this.stage, body, at + 5, 3 * body.length);
-      putStr32(this.stage, at, len);
-      this.defers[i] = this.stage.subarray(at, at + 5 + len);
-      this.defers[i + 1] = 5 + len;
-      at += 5 + len;
-      total += len - body.length;
+    for (let i = 1; i < nd; i += 3) if (typeof d[i] === 'string') room += textRoom(d[i]);
+    if (this.stage.length < this.pos + room) this.resize(this.pos + room);
+    const u8 = this.stage;
+    let shift = room, end = this.pos;
+    for (let i = nd - 3; i >= 0; i -= 3) {
+      const at = d[i];
+      if (shift > 0 && end > at) u8.copyWithin(at + shift, at, end);
+      if (typeof d[i + 1] === 'string') shift -= textRoom(d[i + 1]);
+      end = at;
     }
-    if (total > this.target.length) throw this.tooSmall(total);
+    let w = nd > 0 ? d[0] : this.pos, kept = 0, bodies = 0;
+    for (let i = 0; i < nd; i += 3) {
+      const at = d[i], body = d[i + 1], len = d[i + 2], next = i + 3 < nd ? d[i + 3] : this.pos;
+      if (typeof body === 'string') {
+        w = writeText(u8, w, body);
+        shift += textRoom(body);
+      } else {
+        d[kept] = w; d[kept + 1] = body; d[kept + 2] = len;    // (kept <= i: nothing unread is overwritten)
+        kept += 3;
+        bodies += len;
+      }
+      if (next > at) u8.copyWithin(w, at + shift, next + shift);
+      w += next - at;
+    }
+    for (let i = kept + 1; i < nd; i += 3) d[i] = null;
+    this.ndefers = kept;
+    this.deferred = bodies;
+    this.textWorst = 0;
+    this.pos = w;
   }
 
   // finish() with deferred bodies: the staged runs and the bodies in turn.
@@ -242,9 +290,7 @@ export class TargetSink {
       const at = d[i], body = d[i + 1];
       to = this.put(to, from, at);
       if (typeof body === 'string') {
-        const len = writeUtf8(t, body, to + 5, t.length - to - 5);
-        putStr32(t, to, len);
-        to += 5 + len;
+        to = writeText(t, to, body);
       } else {
         this.copyTo(to, body);
         to += body.length;
@@ -361,8 +407,36 @@ export function bodyChanged(body, was) {
     `a bin or ext body of ${was} bytes has ${body.length} now: its buffer was resized or transferred while the message was encoded (by a getter or an extension); the target is as it was`);
 }
 
-// A str 32 header for len bytes at u8[at].
-function putStr32(u8, at, len) {
+// src[from..end) into dst at w (short runs by a loop: no view to make); returns where it ends.
+function copyRun(dst, w, src, from, end) {
+  const n = end - from;
+  if (n <= COPY_BY_LOOP) for (let i = 0; i < n; i++) dst[w + i] = src[from + i];
+  else dst.set(src.subarray(from, end), w);
+  return w + n;
+}
+
+// What a deferred string may take: its worst header and 3 bytes a unit.
+function textRoom(s) {
+  return 5 + 3 * s.length;
+}
+
+// A deferred string s into t (the target, or the stage in stageTexts) at
+// 'to', where its worst fits: the body after the header its length in units
+// gives, moved on if its UTF-8 needs a wider one (a string of 21846-65535
+// units whose UTF-8 passes 65535 bytes). Returns where it ends.
+function writeText(t, to, s) {
+  const guess = strHeaderSize(s.length);
+  const len = writeUtf8(t, s, to + guess, t.length - to - guess), size = strHeaderSize(len);
+  if (size > guess) t.copyWithin(to + size, to + guess, to + guess + len);
+  putStrHeader(t, to, len, size);
+  return to + size + len;
+}
+
+// The str header of 'size' bytes (strHeaderSize(len)) for len bytes at u8[at].
+function putStrHeader(u8, at, len, size) {
+  if (size === 1) { u8[at] = 0xa0 | len; return; }
+  if (size === 2) { u8[at] = 0xd9; u8[at + 1] = len; return; }
+  if (size === 3) { u8[at] = 0xda; u8[at + 1] = len >>> 8; u8[at + 2] = len & 0xff; return; }
   u8[at] = 0xdb;
   u8[at + 1] = len >>> 24; u8[at + 2] = (len >>> 16) & 0xff; u8[at + 3] = (len >>> 8) & 0xff; u8[at + 4] = len & 0xff;
 }

@@ -284,7 +284,11 @@ function putStrHeader(at, len, size) {
 // only up to POOLED_PIECE_MAX, which C's pool still gives in one piece.
 
 function writeLongerString(s, n) {
-  if (n >= sink.textDeferMin) { sink.deferText(s, pos); return; }   // encodeInto's: written once, by its finish()
+  if (n >= sink.textDeferMin) {   // encodeInto's: written once, by its finish(), where the target has room
+    const at = sink.deferText(s, pos);
+    if (at < 0) return;
+    if (at !== pos) { u8 = sink.u8; dv = sink.dv; pos = at; end = sink.end; }   // (it staged what it had deferred)
+  }
   const worst = 3 * n + 5;
   if (end - pos >= worst || (n <= LONG_STRING && !sink.fixed)) {
     if (end - pos < worst) more(worst);
