@@ -6,7 +6,7 @@
 // sink-numeric.js).
 
 import { EncodeFailure, codes } from './errors.js';
-import { copyIn } from './sink.js';
+import { copyIn, unzeroedBuffer } from './sink.js';
 import { arrayMinBytes, writeNumeric } from './sink-numeric.js';
 
 // The most a resizable ArrayBuffer may reserve here (V8 refuses more than 4 GiB).
@@ -50,7 +50,7 @@ export class OutSink {
         buf.resize(Math.min(cap, buf.maxByteLength));
       } else {
         const next = canResize && !this.plain ? new ArrayBuffer(Math.min(cap, OUT_MAX), { maxByteLength: OUT_MAX })
-          : new ArrayBuffer(cap);
+          : unzeroedBuffer(cap);   // (the result is a view of its first pos bytes, or a copy of them)
         if (buf !== null) new Uint8Array(next).set(new Uint8Array(buf, 0, this.pos));
         this.buf = next;
       }

@@ -19,8 +19,24 @@
 //   returns the bytes to copy; a sink without it (GrowSink) has the writer
 //   write the elements itself.
 // - big (optional): past this many bytes the sink moves the message to JS
-//   memory; whole (optional): the writer asks for a str or bin body past
-//   this many bytes in one piece.
+//   memory; onePiece (optional): the writer asks for a str or bin body past
+//   this many bytes in one piece, and reserves a string's worst case (3
+//   bytes a unit) only up to it.
+// - deferMin, defer(bytes, at), textDeferMin, deferText(s, at) (optional,
+//   encodeInto's sink): bodies and strings that long are not written into
+//   the span but into the target by the sink when the message ends.
+
+const nodeBuffer = typeof globalThis.Buffer === 'function' ? globalThis.Buffer : null;
+
+/**
+ * An ArrayBuffer of n bytes, not zeroed where the host can skip it (Node:
+ * Buffer.allocUnsafeSlow, which is not pooled: exactly n bytes), for memory
+ * written in full before anything reads it. Zeroing is most of what a new
+ * buffer of 100 KB or more costs.
+ */
+export function unzeroedBuffer(n) {
+  return nodeBuffer !== null ? nodeBuffer.allocUnsafeSlow(n).buffer : new ArrayBuffer(n);
+}
 
 /** Bytes asked of a sink at once while copying a long run of bytes in. */
 export const PIECE = 64 * 1024;

@@ -12,7 +12,7 @@ import {
   ARRAY, BUFFER, CONTRACT, DATE, EXT, EXTENSION, MAP, OBJECT, VIEW, binBytes, claimedBy, classifyObject, contractClasses,
 } from './classify.js';
 import { extEncode, extProblem } from './ext.js';
-import { POOLED_PIECE_MAX, copyBytes } from './sink.js';
+import { POOLED_PIECE_MAX, copyBytes, unzeroedBuffer } from './sink.js';
 import {
   EncodeFailure, codes, finishEncodeError, indexStep, keyStep, mapKeyStep, mapStep,
   valuesAlong, within,
@@ -44,6 +44,9 @@ const OPEN_SCAN = 32;
 
 const RAW_CHUNK = 65536;          // bytes asked of a sink at once for long copies
 const LONG_STRING = 16384;        // longer strings are written in chunks
+const STAGED_TEXT_MAX = 1 << 20;  // units: longer strings of unknown UTF-8 length are counted, not written aside
+const TEXT_STAGE_KEPT = 256 * 1024;   // bytes: writeStagedString's array is kept up to this
+let textStage = null;
 
 /**
  * Writes value into the sink's span; on return sink.pos is past the
@@ -279,9 +282,13 @@ function putStrHeader(at, len, size) {
 // a fixed target near its end -- the body is written optimistically after
 // a 5-byte header slot: if it ended 4 or more bytes before the span did, it
 // is complete (a cut-off write stops less than one character short), and
-// the body moves back under the smallest header. Otherwise the exact length
-// is counted first and the body goes in chunks. Room is asked for at once
-// only up to POOLED_PIECE_MAX, which C's pool still gives in one piece.
+// the body moves back under the smallest header. Otherwise it is written
+// aside first (writeStagedString), or, past STAGED_TEXT_MAX, its length is
+// counted, and the body goes in chunks. Room is asked for at once only up
+// to POOLED_PIECE_MAX, which C's pool still gives in one piece, and the
+// worst case only up to a sink's onePiece (encode()'s: past it the
+// message would move to a buffer of that size of its own, for bytes that
+// may be a third of it).
 
 function writeLongerString(s, n) {
   if (n >= sink.textDeferMin) {   // encodeInto's: written once, by its finish(), where the target has room
@@ -290,7 +297,7 @@ function writeLongerString(s, n) {
     if (at !== pos) { u8 = sink.u8; dv = sink.dv; pos = at; end = sink.end; }   // (it staged what it had deferred)
   }
   const worst = 3 * n + 5;
-  if (end - pos >= worst || (n <= LONG_STRING && !sink.fixed)) {
+  if (end - pos >= worst || (n <= LONG_STRING && !sink.fixed && !(worst > sink.onePiece))) {   // (no onePiece: no bound)
     if (end - pos < worst) more(worst);
     const guess = strHeaderSize(n);
     const start = pos + guess;
@@ -301,7 +308,10 @@ function writeLongerString(s, n) {
     pos += size + len;
     return;
   }
-  if (n > sink.onePiece && end - pos < n + 9) { writeWholeString(s, n); return; }
+  // Text that does not look ASCII is written aside at once: written
+  // optimistically, it would mostly not fit.
+  if (n <= STAGED_TEXT_MAX && !looksAscii(s, n)) { writeStagedString(s, n); return; }
+  if (n + 9 > sink.onePiece && end - pos < n + 9) { writeWholeString(s, n); return; }
   if (end - pos < n + 9 && !sink.fixed && n + 9 <= POOLED_PIECE_MAX) more(n + 9);
   if (end - pos >= n + 9) {
     const max = end - pos - 5;
@@ -317,9 +327,15 @@ function writeLongerString(s, n) {
   writeChunkedString(s, n);
 }
 
+// Whether s's first, middle and last units are ASCII: a guess (three reads)
+// at whether its UTF-8 is a byte a unit.
+function looksAscii(s, n) {
+  return (s.charCodeAt(0) | s.charCodeAt(n >>> 1) | s.charCodeAt(n - 1)) < 0x80;
+}
+
 // A sink with a 'onePiece' bound (encode's) takes a body past it in one piece
 // of its exact size: first as ASCII (n bytes; the encoder says whether all
-// of s went), else counted (a slower count than the write) and written again.
+// of s went), else written aside (or counted) and written again.
 function writeWholeString(s, n) {
   const size = strHeaderSize(n);
   if (end - pos < size + n) more(size + n);
@@ -332,10 +348,24 @@ function writeWholeString(s, n) {
 }
 
 function writeChunkedString(s, n) {
+  if (n <= STAGED_TEXT_MAX) { writeStagedString(s, n); return; }
   const len = utf8Length(s);
   if (len > 0xffffffff) throw new EncodeFailure(codes.LENGTH_LIMIT, 'string longer than 2^32-1 bytes');
   writeStrHeader(len);
   writeUtf8Body(s, n, len);
+}
+
+// A string whose length is not known, written aside to learn it (counting
+// it first takes longer than writing it), then its header and the bytes,
+// as a body: one more copy, at memcpy speed. The staging array is kept
+// between calls up to TEXT_STAGE_KEPT bytes.
+function writeStagedString(s, n) {
+  let t = textStage;
+  if (t === null || t.length < 3 * n) t = new Uint8Array(unzeroedBuffer(Math.max(3 * n, 4096)));   // (only what is written is read)
+  textStage = t.length <= TEXT_STAGE_KEPT ? t : null;
+  const len = writeUtf8(t, s, 0, 3 * n);
+  writeStrHeader(len);
+  writeRaw(t.subarray(0, len), true);
 }
 
 function writeStrHeader(len) {
