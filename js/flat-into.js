@@ -2,11 +2,12 @@
 // [id, bytes] or [kind, id, payload] of an RPC, written straight into the
 // target.
 // Owns: which arrays it takes (at most FLAT_MAX elements, the last a
-// non-empty plain Uint8Array or Buffer, the others integers in 32-bit
-// range, nil, booleans or such bins), their MessagePack sizes, and writing
-// such a message when it fits: the elements read in order, each once, and
-// every body read when the message is complete, its length checked then
-// (the walk reads so the bodies of DEFER_MIN bytes and more).
+// non-empty plain Uint8Array or Buffer or a string of FLAT_TEXT_MIN units
+// or more, the others integers in 32-bit range, nil, booleans or such
+// bins), their MessagePack sizes, and writing such a message when it fits
+// (a string at its worst, 3 bytes a unit): the elements read in order,
+// each once, and every body read when the message is complete, its length
+// checked then (the walk reads so the bodies of DEFER_MIN bytes and more).
 // Must not touch: any other value or a message that does not fit -- it
 // returns -1 having written nothing and the walk (writer.js, through
 // sink-target.js) encodes the array, errors and all -- nor linear memory.
@@ -15,17 +16,22 @@
 // deferred body and finish()) cost more than writing it does (docs/node.md,
 // round 10).
 
-import { COPY_BY_LOOP, SHARED_COPY_FROM, bodyChanged, sameMemory, targetShared } from './sink-target.js';
+import { COPY_BY_LOOP, SHARED_COPY_FROM, bodyChanged, sameMemory, targetShared, writeText } from './sink-target.js';
 import { isPlainBytes } from './typed.js';
+import { strHeaderSize } from './writer.js';
 
 const FLAT_MAX = 8;
+// A string last from this many units (shorter ones the walk writes with
+// its own loop, which the host's UTF-8 encoder does not beat).
+const FLAT_TEXT_MIN = 32;
 
 
 /**
  * Whether value is an array this path may take: one the walk writes as an
  * array (its constructor is not Object), of at most FLAT_MAX elements, the
- * last a plain Uint8Array or Buffer (a message that carries bytes, where
- * the walk's layers cost most against the copy). Reads the last element,
+ * last a plain Uint8Array or Buffer or a string of FLAT_TEXT_MIN units or
+ * more (a message that carries bytes or text, where the walk's layers cost
+ * most against the copy). Reads the last element,
  * which flatInto reads again in its turn; anything that throws here is
  * the walk's to report.
  */
@@ -35,6 +41,7 @@ export function isFlat(value) {
     const n = value.length;
     if (n === 0 || n > FLAT_MAX) return false;
     const last = value[n - 1];
+    if (typeof last === 'string') return last.length >= FLAT_TEXT_MIN;
     return typeof last === 'object' && last !== null && isPlainBytes(last);
   } catch {
     return false;
@@ -70,16 +77,15 @@ export function flatInto(a, target, offset) {
       if (e instanceof Changed) throw bodyChanged(e.body, e.was);
       size = -1;                       // a read threw: the walk's to report
     }
-    if (size >= 0) write(n, target, offset);   // (no code of the caller's runs from here)
-    return size;
+    return size >= 0 ? write(n, target, offset) - offset : -1;   // (no code of the caller's runs from here)
   } finally {
     busy = false;
     for (let i = 0; i < n; i++) got[i] = undefined;
   }
 }
 
-// Reads the n elements in order; returns the message's size, or -1 at the
-// first element this path does not take.
+// Reads the n elements in order; returns the message's size (with a string
+// at its worst), or -1 at the first element this path does not take.
 function read(a, n) {
   let size = 1;
   for (let i = 0; i < n; i++) {
@@ -96,6 +102,7 @@ function read(a, n) {
       lens[i] = len;
       size += (len < 0x100 ? 2 : len < 0x10000 ? 3 : 5) + len;
     } else if (x === undefined || typeof x === 'boolean') size++;
+    else if (typeof x === 'string' && i === n - 1 && x.length >= FLAT_TEXT_MIN) size += strHeaderSize(3 * x.length) + 3 * x.length;
     else return -1;
   }
   return size;
@@ -121,12 +128,14 @@ function bodiesFit(n, target) {
 const isBody = (x) => typeof x === 'object' && x !== null;
 
 // The message into target at offset: the bodies first (one that views the
-// target itself is read before anything else is written), then the rest.
+// target itself is read before anything else is written), then the rest,
+// a string last; returns where it ends.
 function write(n, t, offset) {
   let at = offset + 1;
   for (let i = 0; i < n; i++) {
     const x = got[i];
     if (typeof x === 'number') at += intSize(x);
+    else if (typeof x === 'string') break;       // (the last)
     else if (typeof x !== 'object' || x === null) at++;
     else {
       const len = lens[i], to = at + (len < 0x100 ? 2 : len < 0x10000 ? 3 : 5);
@@ -146,8 +155,10 @@ function write(n, t, offset) {
     else if (x === undefined || x === null) t[at++] = 0xc0;
     else if (x === true) t[at++] = 0xc3;
     else if (x === false) t[at++] = 0xc2;
+    else if (typeof x === 'string') at = writeText(t, at, x);
     else at = putBinHeader(t, at, lens[i]) + lens[i];
   }
+  return at;
 }
 
 // A body whose length changed after it was met.

@@ -274,9 +274,11 @@ export class TargetSink {
   // bodies before it could overwrite it before it is read.
   finishDeferred() {
     const t = this.target, s = this.stage, d = this.defers;
-    if (this.ndefers === 3 && typeof d[1] !== 'string') {
-      if (d[1].length !== d[2]) throw bodyChanged(d[1], d[2]);
-      return this.finishOneBody(d[0], d[1]);
+    if (this.ndefers === 3) {           // one body or string (as [id, bytes]): no list to walk
+      const at = d[0], body = d[1];
+      if (typeof body === 'string') return this.put(writeText(t, this.put(this.base, 0, at), body), at, this.pos);
+      if (body.length !== d[2]) throw bodyChanged(body, d[2]);
+      return this.finishOneBody(at, body);
     }
     let tb = null;                      // the target's buffer (its getter is a call: asked once, if at all)
     for (let i = 1; i < this.ndefers; i += 3) {
@@ -424,7 +426,7 @@ function textRoom(s) {
 // 'to', where its worst fits: the body after the header its length in units
 // gives, moved on if its UTF-8 needs a wider one (a string of 21846-65535
 // units whose UTF-8 passes 65535 bytes). Returns where it ends.
-function writeText(t, to, s) {
+export function writeText(t, to, s) {
   const guess = strHeaderSize(s.length);
   const len = writeUtf8(t, s, to + guess, t.length - to - guess), size = strHeaderSize(len);
   if (size > guess) t.copyWithin(to + size, to + guess, to + guess + len);

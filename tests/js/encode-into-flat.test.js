@@ -1,5 +1,6 @@
-// encodeInto's direct path for a short array that ends with a bin
-// (js/flat-into.js: [id, bytes], [kind, id, payload]): the same bytes as
+// encodeInto's direct path for a short array that ends with a bin or a
+// string of 32 units or more (js/flat-into.js: [id, bytes], [kind, id,
+// payload], [id, text]): the same bytes as
 // encode() for every element it takes or sends back to the walk, the same
 // errors, BUFFER_TOO_SMALL with the target untouched, a body that views
 // the target itself, shared targets, getters and Proxies read in the
@@ -92,6 +93,31 @@ test('a body that views the target itself, alone or beside another, plain or sha
         target.set(copy);
       }
     }
+  }
+});
+
+// Strings last: headers that widen once the UTF-8 is known (str 8 to 16,
+// str 16 to 32), pairs, lone surrogates, and the short ones the walk takes.
+const TEXTS = ['a'.repeat(32), '\u00e9'.repeat(32), '\u4e2d'.repeat(100), 'x'.repeat(255), 'x'.repeat(256),
+  '\u{1F600}'.repeat(40), 'lone \ud800 surrogate and more than thirty-two units', 'k'.repeat(65535) + '\u00e9',
+  '\u4e2d'.repeat(21846), 'a'.repeat(31), 'short'];
+
+test('short arrays ending with a string: encode()\'s bytes in a roomy target and in tight ones, shared or not, at any offset', () => {
+  const shared = new Uint8Array(new SharedArrayBuffer(300000));
+  for (let k = 0; k < 400; k++) {
+    const a = Array.from({ length: k % 5 }, () => pick(k % 4 === 0 ? [...SCALARS, ...BINS, 'mid', 'm'.repeat(40)] : [...SCALARS, bin(40)]));
+    a.push(pick(TEXTS));
+    const at = `array ${k} (${a.length} elements, a string of ${a[a.length - 1].length} units last)`;
+    sameAsEncode(a, at);
+    const want = sp.encode(a);
+    for (const offset of [0, 5]) {
+      const roomy = new Uint8Array(offset + 3 * want.length + 64).fill(0xee);
+      assert.equal(sp.encodeInto(a, roomy, offset), want.length, `${at}: length, roomy`);
+      assert.deepEqual(roomy.subarray(offset, offset + want.length), want, `${at}: bytes, roomy`);
+      assert.ok(roomy.subarray(0, offset).every((x) => x === 0xee) && roomy.subarray(offset + want.length).every((x) => x === 0xee),
+        `${at}: nothing written outside the message, roomy`);
+    }
+    assert.deepEqual(shared.subarray(1, 1 + sp.encodeInto(a, shared, 1)), want, `${at}: shared`);
   }
 });
 
