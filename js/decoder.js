@@ -101,7 +101,8 @@ export function readToken(bytes, at, depth, options) {
  * input) whatever type of view the input came in.
  */
 export function asBytes(b) {
-  if (b instanceof Uint8Array && b.constructor === Uint8Array && ArrayBuffer.isView(b)) return isDetached(b) ? detached() : b;
+  if (b instanceof Uint8Array && b.constructor === Uint8Array && ArrayBuffer.isView(b))
+    return b.length !== 0 || !isDetached(b) ? b : detached();    // (bytes in it: not detached, nothing more to ask)
   const view = ArrayBuffer.isView(b);
   if (!view && !(b instanceof ArrayBuffer || (typeof SharedArrayBuffer === 'function' && b instanceof SharedArrayBuffer)))
     throw new ScratchpackError(codes.INVALID_ARGUMENT, 'decode takes a Uint8Array, another typed array or an ArrayBuffer');
