@@ -45,7 +45,7 @@ const OPEN_SCAN = 32;
 const RAW_CHUNK = 65536;          // bytes asked of a sink at once for long copies
 const LONG_STRING = 16384;        // longer strings are written in chunks
 const STAGED_TEXT_MAX = 1 << 20;  // units: longer strings of unknown UTF-8 length are counted, not written aside
-const TEXT_STAGE_KEPT = 256 * 1024;   // bytes: writeStagedString's array is kept up to this
+const TEXT_STAGE_KEPT = 1 << 20;     // bytes: writeStagedString's array is kept up to this
 let textStage = null;
 
 /**
