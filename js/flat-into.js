@@ -17,7 +17,7 @@
 // round 10).
 
 import { COPY_BY_LOOP, SHARED_COPY_FROM, bodyChanged, sameMemory, targetShared, writeText } from './sink-target.js';
-import { isPlainBytes } from './typed.js';
+import { isPlainBytes, lengthLies } from './typed.js';
 import { strHeaderSize } from './writer.js';
 
 const FLAT_MAX = 8;
@@ -73,6 +73,7 @@ export function flatInto(a, target, offset) {
       n = a.length;
       size = read(a, n);
       if (size > target.length - offset || (size >= 0 && !bodiesFit(n, target))) size = -1;   // (too small: the walk's error)
+      else if (size >= 0 && typeof got[n - 1] === 'string' && lengthLies(target)) size = -1;   // (the walk's error too)
     } catch (e) {
       if (e instanceof Changed) throw bodyChanged(e.body, e.was);
       size = -1;                       // a read threw: the walk's to report

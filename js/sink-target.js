@@ -12,7 +12,7 @@ import { EncodeFailure, ScratchpackError, codes } from './errors.js';
 import { copyBytes, copyIn, isShared } from './sink.js';
 import { arrayMinBytes, writeNumeric } from './sink-numeric.js';
 import { writeUtf8 } from './text.js';
-import { isDetached } from './typed.js';
+import { isDetached, lengthLies } from './typed.js';
 import { strHeaderSize } from './writer.js';
 
 const TARGET_STAGE_FIRST = 4096;
@@ -276,17 +276,22 @@ export class TargetSink {
     const t = this.target, s = this.stage, d = this.defers;
     if (this.ndefers === 3) {           // one body or string (as [id, bytes]): no list to walk
       const at = d[0], body = d[1];
-      if (typeof body === 'string') return this.put(writeText(t, this.put(this.base, 0, at), body), at, this.pos);
+      if (typeof body === 'string') {
+        if (lengthLies(t)) throw lyingTarget(t);
+        return this.put(writeText(t, this.put(this.base, 0, at), body), at, this.pos);
+      }
       if (body.length !== d[2]) throw bodyChanged(body, d[2]);
       return this.finishOneBody(at, body);
     }
     let tb = null;                      // the target's buffer (its getter is a call: asked once, if at all)
+    let texts = false;
     for (let i = 1; i < this.ndefers; i += 3) {
       const body = d[i];
-      if (typeof body === 'string') continue;
+      if (typeof body === 'string') { texts = true; continue; }
       if (body.length !== d[i + 1]) throw bodyChanged(body, d[i + 1]);
       if (sameMemory(body, tb ??= t.buffer)) d[i] = copyOf(body);
     }
+    if (texts && lengthLies(t)) throw lyingTarget(t);
     let from = 0, to = this.base;
     for (let i = 0; i < this.ndefers; i += 3) {
       const at = d[i], body = d[i + 1];
@@ -407,6 +412,19 @@ function copyOf(bytes) {
 export function bodyChanged(body, was) {
   return new ScratchpackError(codes.INVALID_ARGUMENT,
     `a bin or ext body of ${was} bytes has ${body.length} now: its buffer was resized or transferred while the message was encoded (by a getter or an extension); the target is as it was`);
+}
+
+/**
+ * INVALID_ARGUMENT for a target whose own `length` property says another
+ * length than it has: text written straight into it would stop at its real
+ * end, the message cut short without a word. (Elsewhere such a target is
+ * taken at its word, docs/errors.md; here it is asked, once, before any
+ * byte goes.)
+ */
+export function lyingTarget(t) {
+  return new EncodeFailure(codes.INVALID_ARGUMENT,
+    `the target's length property says ${t.length}, not the bytes it has (an own property): ` +
+    'encodeInto writes text only into a target whose length is its own');
 }
 
 // src[from..end) into dst at w (short runs by a loop: no view to make); returns where it ends.

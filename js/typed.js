@@ -87,6 +87,15 @@ export function trueView(v) {
   return n === 0 && isDetached(buffer) ? null : new (ctorOfName.get(name))(buffer, typedOffset.call(v), n);
 }
 
+/**
+ * Whether a plain Uint8Array or Buffer says another length than it has (an
+ * own `length` property defined on it): asked only where the host would
+ * otherwise stop at the real end without a word (its UTF-8 writer).
+ */
+export function lengthLies(v) {
+  return typedLength.call(v) !== v.length;
+}
+
 /** A view's real bytes as a Uint8Array: v itself when isPlainBytes(v) (detached or not), else ownBytes(v). */
 export function trueBytes(v) {
   return isPlainBytes(v) ? v : ownBytes(v);

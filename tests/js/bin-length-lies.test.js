@@ -146,3 +146,18 @@ test('decode reads the real bytes of an input whose class misstates its length',
   assert.deepEqual(decode(view), ['hello', 1, 2], 'a DataView subclass');
   assert.throws(() => decode(new Proxy(m, {})), (e) => e instanceof ScratchpackError && e.code === 'INVALID_ARGUMENT');
 });
+
+test('encodeInto refuses to write text into a plain target whose own length property overstates it, untouched', () => {
+  // Such a target is otherwise taken at its word (docs/errors.md), but text
+  // written straight into it would stop at its real end without a word.
+  const values = [[1, '\u00e9'.repeat(100)], { a: '\u00e9'.repeat(3000) }, [1, 'x'.repeat(5000), new Uint8Array(3000).fill(5)]];
+  for (const v of values) {
+    const t = new Uint8Array(50).fill(7);
+    Object.defineProperty(t, 'length', { value: 100000 });
+    assert.throws(() => sp.encodeInto(v, t), (e) => e instanceof ScratchpackError && (e.code === 'INVALID_ARGUMENT' || e.code === 'CALLBACK'));
+    assert.ok(t.every((x) => x === 7), 'the target was written');
+  }
+  const deferred = new Uint8Array(50).fill(7);
+  Object.defineProperty(deferred, 'length', { value: 100000 });
+  assert.throws(() => sp.encodeInto({ a: '\u00e9'.repeat(3000) }, deferred), (e) => e.code === 'INVALID_ARGUMENT' && /own property/.test(e.message));
+});
