@@ -421,18 +421,10 @@ export function bodyChanged(body, was) {
  * taken at its word, docs/errors.md; here it is asked, once, before any
  * byte goes.)
  */
-export function lyingTarget(t) {
+function lyingTarget(t) {
   return new EncodeFailure(codes.INVALID_ARGUMENT,
     `the target's length property says ${t.length}, not the bytes it has (an own property): ` +
     'encodeInto writes text only into a target whose length is its own');
-}
-
-// src[from..end) into dst at w (short runs by a loop: no view to make); returns where it ends.
-function copyRun(dst, w, src, from, end) {
-  const n = end - from;
-  if (n <= COPY_BY_LOOP) for (let i = 0; i < n; i++) dst[w + i] = src[from + i];
-  else dst.set(src.subarray(from, end), w);
-  return w + n;
 }
 
 // What a deferred string may take: its worst header and 3 bytes a unit.
