@@ -16,9 +16,9 @@
 // deferred body and finish()) cost more than writing it does (docs/node.md,
 // round 10).
 
-import { COPY_BY_LOOP, SHARED_COPY_FROM, bodyChanged, sameMemory, targetShared, writeText } from './sink-target.js';
+import { COPY_BY_LOOP, SHARED_COPY_FROM, bodyChanged, sameMemory, targetShared } from './sink-target.js';
 import { isPlainBytes, lengthLies } from './typed.js';
-import { strHeaderSize } from './writer.js';
+import { strHeaderSize, writeStrAt } from './writer.js';
 
 const FLAT_MAX = 8;
 // A string last from this many units (shorter ones the walk writes with
@@ -156,7 +156,7 @@ function write(n, t, offset) {
     else if (x === undefined || x === null) t[at++] = 0xc0;
     else if (x === true) t[at++] = 0xc3;
     else if (x === false) t[at++] = 0xc2;
-    else if (typeof x === 'string') at = writeText(t, at, x);
+    else if (typeof x === 'string') at = writeStrAt(t, at, x, t.length);
     else at = putBinHeader(t, at, lens[i]) + lens[i];
   }
   return at;

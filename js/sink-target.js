@@ -11,9 +11,8 @@
 import { EncodeFailure, ScratchpackError, codes } from './errors.js';
 import { copyBytes, copyIn, isShared } from './sink.js';
 import { arrayMinBytes, writeNumeric } from './sink-numeric.js';
-import { writeUtf8 } from './text.js';
 import { isDetached, lengthLies } from './typed.js';
-import { strHeaderSize } from './writer.js';
+import { strHeaderSize, writeStrAt } from './writer.js';
 
 const TARGET_STAGE_FIRST = 4096;
 const TARGET_STAGE_KEEP = 4 << 20;   // a bigger stage is let go after the call (as the heap's staging block)
@@ -248,7 +247,7 @@ export class TargetSink {
     for (let i = 0; i < nd; i += 3) {
       const at = d[i], body = d[i + 1], len = d[i + 2], next = i + 3 < nd ? d[i + 3] : this.pos;
       if (typeof body === 'string') {
-        w = writeText(u8, w, body);
+        w = writeStrAt(u8, w, body, u8.length);
         shift += textRoom(body);
       } else {
         d[kept] = w; d[kept + 1] = body; d[kept + 2] = len;    // (kept <= i: nothing unread is overwritten)
@@ -278,7 +277,7 @@ export class TargetSink {
       const at = d[0], body = d[1];
       if (typeof body === 'string') {
         if (lengthLies(t)) throw lyingTarget(t);
-        return this.put(writeText(t, this.put(this.base, 0, at), body), at, this.pos);
+        return this.put(writeStrAt(t, this.put(this.base, 0, at), body, t.length), at, this.pos);
       }
       if (body.length !== d[2]) throw bodyChanged(body, d[2]);
       return this.finishOneBody(at, body);
@@ -297,7 +296,7 @@ export class TargetSink {
       const at = d[i], body = d[i + 1];
       to = this.put(to, from, at);
       if (typeof body === 'string') {
-        to = writeText(t, to, body);
+        to = writeStrAt(t, to, body, t.length);
       } else {
         this.copyTo(to, body);
         to += body.length;
@@ -432,23 +431,3 @@ function textRoom(s) {
   return 5 + 3 * s.length;
 }
 
-// A deferred string s into t (the target, or the stage in stageTexts) at
-// 'to', where its worst fits: the body after the header its length in units
-// gives, moved on if its UTF-8 needs a wider one (a string of 21846-65535
-// units whose UTF-8 passes 65535 bytes). Returns where it ends.
-export function writeText(t, to, s) {
-  const guess = strHeaderSize(s.length);
-  const len = writeUtf8(t, s, to + guess, t.length - to - guess), size = strHeaderSize(len);
-  if (size > guess) t.copyWithin(to + size, to + guess, to + guess + len);
-  putStrHeader(t, to, len, size);
-  return to + size + len;
-}
-
-// The str header of 'size' bytes (strHeaderSize(len)) for len bytes at u8[at].
-function putStrHeader(u8, at, len, size) {
-  if (size === 1) { u8[at] = 0xa0 | len; return; }
-  if (size === 2) { u8[at] = 0xd9; u8[at + 1] = len; return; }
-  if (size === 3) { u8[at] = 0xda; u8[at + 1] = len >>> 8; u8[at + 2] = len & 0xff; return; }
-  u8[at] = 0xdb;
-  u8[at + 1] = len >>> 24; u8[at + 2] = (len >>> 16) & 0xff; u8[at + 3] = (len >>> 8) & 0xff; u8[at + 4] = len & 0xff;
-}

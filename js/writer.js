@@ -270,11 +270,27 @@ function putPair(hi, lo, p) {
  */
 export const strHeaderSize = (n) => (n < 32 ? 1 : n < 0x100 ? 2 : n < 0x10000 ? 3 : 5);
 
-function putStrHeader(at, len, size) {
-  if (size === 1) u8[at] = 0xa0 | len;
-  else if (size === 2) { u8[at] = 0xd9; u8[at + 1] = len; }
-  else if (size === 3) { u8[at] = 0xda; u8[at + 1] = len >>> 8; u8[at + 2] = len & 0xff; }
-  else { u8[at] = 0xdb; view().setUint32(at + 1, len); }
+/** The str header of 'size' bytes (strHeaderSize(len)) for len bytes at t[at]. */
+export function putStrHeader(t, at, len, size) {
+  if (size === 1) t[at] = 0xa0 | len;
+  else if (size === 2) { t[at] = 0xd9; t[at + 1] = len; }
+  else if (size === 3) { t[at] = 0xda; t[at + 1] = len >>> 8; t[at + 2] = len & 0xff; }
+  else { t[at] = 0xdb; t[at + 1] = len >>> 24; t[at + 2] = (len >>> 16) & 0xff; t[at + 3] = (len >>> 8) & 0xff; t[at + 4] = len & 0xff; }
+}
+
+/**
+ * s as a str at t[at], where t holds it at its worst before 'end' (3 bytes
+ * a unit, under the header for that): the body after the header its length
+ * in units gives, moved on if its UTF-8 needs a wider one. Returns where it
+ * ends. The writer's, and encodeInto's for text it writes straight into
+ * the target (sink-target.js, flat-into.js).
+ */
+export function writeStrAt(t, at, s, end) {
+  const guess = strHeaderSize(s.length), start = at + guess;
+  const len = writeUtf8(t, s, start, end - start), size = strHeaderSize(len);
+  if (size > guess) t.copyWithin(at + size, start, start + len);
+  putStrHeader(t, at, len, size);
+  return at + size + len;
 }
 
 // 32 units and more: the host's UTF-8 encoder after a guessed header. When
@@ -299,13 +315,7 @@ function writeLongerString(s, n) {
   const worst = 3 * n + 5;
   if (end - pos >= worst || (n <= LONG_STRING && !sink.fixed && !(worst > sink.onePiece))) {   // (no onePiece: no bound)
     if (end - pos < worst) more(worst);
-    const guess = strHeaderSize(n);
-    const start = pos + guess;
-    const len = writeUtf8(u8, s, start, end - start);
-    const size = strHeaderSize(len);
-    if (size > guess) u8.copyWithin(pos + size, start, start + len);
-    putStrHeader(pos, len, size);
-    pos += size + len;
+    pos = writeStrAt(u8, pos, s, end);
     return;
   }
   // Text that does not look ASCII is written aside at once: written
@@ -319,7 +329,7 @@ function writeLongerString(s, n) {
     if (len <= max - 4) {
       const size = strHeaderSize(len);
       if (size < 5) u8.copyWithin(pos + size, pos + 5, pos + 5 + len);
-      putStrHeader(pos, len, size);
+      putStrHeader(u8, pos, len, size);
       pos += size + len;
       return;
     }
@@ -340,7 +350,7 @@ function writeWholeString(s, n) {
   const size = strHeaderSize(n);
   if (end - pos < size + n) more(size + n);
   if (writeIfAscii(u8, s, pos + size)) {
-    putStrHeader(pos, n, size);
+    putStrHeader(u8, pos, n, size);
     pos += size + n;
     return;
   }
@@ -371,7 +381,7 @@ function writeStagedString(s, n) {
 function writeStrHeader(len) {
   if (end - pos < 5) more(5);
   const size = strHeaderSize(len);
-  putStrHeader(pos, len, size);
+  putStrHeader(u8, pos, len, size);
   pos += size;
 }
 
